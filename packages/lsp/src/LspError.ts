@@ -1,0 +1,290 @@
+/**
+ * The one error type of lsp-seam. Every failure anywhere in the stack (seam, host, tool, CLI) is an
+ * `LspError` with a stable `code` from a closed union, so callers and models can branch on it.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * Every failure code lsp-seam can produce. The union is closed and defined here, in one place, even for
+ * codes that only later layers (the stdio host, the tool, the CLI) raise.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LspErrorCode = Schema.Literal(
+  // The seam
+  "LSP_INVALID_PROVIDER",
+  "LSP_CONFLICT",
+  "LSP_UNAVAILABLE",
+  "LSP_DISPOSED",
+  "LSP_UNSUPPORTED_OPERATION",
+  "LSP_MALFORMED_RESPONSE",
+  "LSP_WORKSPACE_REQUIRED",
+  // Workspace and source files
+  "LSP_INVALID_WORKSPACE",
+  "LSP_SOURCE_NOT_FOUND",
+  "LSP_SOURCE_OUTSIDE_WORKSPACE",
+  "LSP_SOURCE_NOT_A_FILE",
+  "LSP_SOURCE_BINARY",
+  "LSP_SOURCE_INVALID_UTF8",
+  "LSP_SOURCE_TOO_LARGE",
+  // Servers and the wire
+  "LSP_SERVER_EXITED",
+  "LSP_SERVER_START_FAILED",
+  "LSP_SERVER_ERROR",
+  "LSP_PROTOCOL_ERROR",
+  "LSP_TRANSPORT_FAILED",
+  "LSP_CRASH_LOOP",
+  // Configuration and the edges
+  "LSP_INVALID_CONFIG",
+  "LSP_EXECUTABLE_NOT_FOUND",
+  "LSP_TIMEOUT",
+  "LSP_INVALID_ARGUMENTS"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LspErrorCode = typeof LspErrorCode.Type
+
+/**
+ * Structured, serialisable facts about a failure (the offending key, a JSON-RPC error code, a stderr
+ * tail, ...). Never needed to understand the message; there for programs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LspErrorDetail = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LspErrorDetail = typeof LspErrorDetail.Type
+
+/**
+ * A coded lsp-seam failure. `message` is written for the reader who has to act on it (often a model).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LspError extends Schema.TaggedError<LspError>("@lsp-seam/lsp/LspError")("LspError", {
+  code: LspErrorCode,
+  message: Schema.String,
+  detail: Schema.optional(LspErrorDetail)
+}) {}
+
+/**
+ * Builds an `LspError`; `detail` is omitted when not given.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (code: LspErrorCode, message: string, detail?: LspErrorDetail): LspError =>
+  detail === undefined ? new LspError({ code, message }) : new LspError({ code, message, detail })
+
+const constructor = <C extends LspErrorCode>(code: C) => (message: string, detail?: LspErrorDetail): LspError =>
+  make(code, message, detail)
+
+/**
+ * A provider's shape or extension map breaks a registration rule.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidProvider = constructor("LSP_INVALID_PROVIDER")
+
+/**
+ * A provider id or extension is already held by another provider.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const conflict = constructor("LSP_CONFLICT")
+
+/**
+ * No registered provider handles the file's extension.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unavailable = constructor("LSP_UNAVAILABLE")
+
+/**
+ * The service or provider has been shut down.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const disposed = constructor("LSP_DISPOSED")
+
+/**
+ * The server does not support the operation (or cannot open documents transiently).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unsupportedOperation = constructor("LSP_UNSUPPORTED_OPERATION")
+
+/**
+ * A provider or server answered with a value that does not fit the protocol.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const malformedResponse = constructor("LSP_MALFORMED_RESPONSE")
+
+/**
+ * A query needs a workspace and the caller has none.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const workspaceRequired = constructor("LSP_WORKSPACE_REQUIRED")
+
+/**
+ * The workspace root does not exist or is not a directory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidWorkspace = constructor("LSP_INVALID_WORKSPACE")
+
+/**
+ * The source file does not exist.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sourceNotFound = constructor("LSP_SOURCE_NOT_FOUND")
+
+/**
+ * The source file resolves (possibly through a symlink) outside the workspace.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sourceOutsideWorkspace = constructor("LSP_SOURCE_OUTSIDE_WORKSPACE")
+
+/**
+ * The source path is a directory, FIFO, device or anything but a regular file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sourceNotAFile = constructor("LSP_SOURCE_NOT_A_FILE")
+
+/**
+ * The source file looks binary (a NUL byte near its start).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sourceBinary = constructor("LSP_SOURCE_BINARY")
+
+/**
+ * The source file is not valid UTF-8.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sourceInvalidUtf8 = constructor("LSP_SOURCE_INVALID_UTF8")
+
+/**
+ * The source file is larger than the configured limit.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sourceTooLarge = constructor("LSP_SOURCE_TOO_LARGE")
+
+/**
+ * The language server process exited; the message carries its stderr tail.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serverExited = constructor("LSP_SERVER_EXITED")
+
+/**
+ * The language server could not be spawned or failed its handshake.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serverStartFailed = constructor("LSP_SERVER_START_FAILED")
+
+/**
+ * The server answered a request with a JSON-RPC error (code and message in `detail`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serverError = constructor("LSP_SERVER_ERROR")
+
+/**
+ * The server broke the wire protocol (framing, JSON, position encoding).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const protocolError = constructor("LSP_PROTOCOL_ERROR")
+
+/**
+ * Writing to or reading from the server failed.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const transportFailed = constructor("LSP_TRANSPORT_FAILED")
+
+/**
+ * The server crashed too often recently; restarts are paused.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const crashLoop = constructor("LSP_CRASH_LOOP")
+
+/**
+ * Configuration failed validation.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidConfig = constructor("LSP_INVALID_CONFIG")
+
+/**
+ * A configured server command could not be resolved to an executable file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const executableNotFound = constructor("LSP_EXECUTABLE_NOT_FOUND")
+
+/**
+ * The caller's time budget ran out.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const timeout = constructor("LSP_TIMEOUT")
+
+/**
+ * Tool or query arguments failed validation.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidArguments = constructor("LSP_INVALID_ARGUMENTS")
+
+/**
+ * True for any `LspError`, whichever copy of the class made it.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isLspError = (u: unknown): u is LspError => Schema.is(LspError)(u)

@@ -1,0 +1,52 @@
+/**
+ * A provider answers seam queries for the file extensions it registers. The stdio host is one kind of
+ * provider; a remote host or a test double is another. Providers meet callers only through `LspService`.
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { LspError } from "./LspError.js"
+import type { LspProviderQuery } from "./LspQuery.js"
+import type { LspQueryResult } from "./LspResult.js"
+
+/**
+ * A provider's id. Not trimmed: `"ts"` and `" ts"` are different ids, and a blank id is refused at
+ * registration.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LspProviderId = Schema.String.pipe(Schema.brand("@lsp-seam/lsp/LspProviderId"))
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LspProviderId = typeof LspProviderId.Type
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LspProvider {
+  /** Unique among registered providers. */
+  readonly id: LspProviderId
+  /**
+   * Extension → LSP language id, for example `{ ".ts": "typescript", "tsx": "typescriptreact" }`. Keys are
+   * lower-cased and get a leading dot if missing; each extension can belong to one provider only.
+   */
+  readonly extensionToLanguage: Readonly<Record<string, string>>
+  /** Answers one query. Failures are `LspError`s and reach the caller unchanged. */
+  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (provider: {
+  readonly id: string
+  readonly extensionToLanguage: Readonly<Record<string, string>>
+  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+}): LspProvider => ({ ...provider, id: LspProviderId.make(provider.id) })

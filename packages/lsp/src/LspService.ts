@@ -1,0 +1,150 @@
+/**
+ * The seam. `LspService` has exactly two capabilities: scoped, atomic provider registration and one
+ * `query`. It routes a query by the file's final extension to the provider that registered it, and adds
+ * nothing else: no timeout, no retries, no wrapping of provider errors.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Registry from "./internal/registry.js"
+import * as LspError from "./LspError.js"
+import { finalExtension } from "./LspExtension.js"
+import type { LspProvider } from "./LspProvider.js"
+import { LspQueryRequest } from "./LspQuery.js"
+import { LspQueryResult } from "./LspResult.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LspServiceShape {
+  /**
+   * Registers a provider for the lifetime of the current scope. All-or-nothing: either the id and every
+   * extension are reserved together, or the call fails with `LSP_INVALID_PROVIDER` / `LSP_CONFLICT` and
+   * reserves nothing. Closing the scope releases them together.
+   */
+  readonly registerProvider: (provider: LspProvider) => Effect.Effect<void, LspError.LspError, Scope.Scope>
+  /**
+   * Routes a query to the provider of the file's final extension (`LSP_UNAVAILABLE` when none) and returns
+   * its answer. Provider failures reach the caller unchanged.
+   */
+  readonly query: (request: LspQueryRequest) => Effect.Effect<LspQueryResult, LspError.LspError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class LspService extends Context.Tag("@lsp-seam/lsp/LspService")<LspService, LspServiceShape>() {}
+
+const formatIssue = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
+
+const expectedKind = (operation: LspQueryRequest["operation"]) => operation === "hover" ? "hover" : "locations"
+
+/**
+ * Builds the registry. When the surrounding scope closes, the service refuses new work with
+ * `LSP_DISPOSED`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.gen(function*() {
+  const state = yield* Ref.make(Registry.empty)
+  yield* Effect.addFinalizer(() => Ref.update(state, (s) => ({ ...s, disposed: true })))
+
+  const registerProvider = (provider: LspProvider) =>
+    Effect.acquireRelease(
+      Ref.modify(state, (current): readonly [Either.Either<number, LspError.LspError>, Registry.RegistryState] => {
+        const reserved = Either.flatMap(Registry.validate(provider), (valid) => Registry.reserve(current, valid))
+        return Either.isRight(reserved)
+          ? [Either.right(reserved.right[0]), reserved.right[1]]
+          : [Either.left(reserved.left), current]
+      }).pipe(Effect.flatMap((reserved) => reserved)),
+      (token) => Ref.update(state, (current) => Registry.release(current, provider.id, token))
+    ).pipe(Effect.asVoid, Effect.withSpan("LspService.registerProvider"))
+
+  const query = Effect.fn("LspService.query")(function*(input: LspQueryRequest) {
+    const request = yield* Schema.decodeUnknown(LspQueryRequest)(input).pipe(
+      Effect.mapError((error) => LspError.invalidArguments(`Invalid LSP query: ${formatIssue(error)}`))
+    )
+    const current = yield* Ref.get(state)
+    if (current.disposed) {
+      return yield* LspError.disposed("The LSP service has been shut down.")
+    }
+    const extension = finalExtension(request.filePath)
+    const route = current.routes.get(extension)
+    if (route === undefined) {
+      const known = [...current.routes.keys()].sort()
+      return yield* LspError.unavailable(
+        extension === ""
+          ? `No language server handles "${request.filePath}": it has no file extension.`
+          : `No language server is configured for "${extension}" files` +
+            (known.length === 0 ? " (none is registered)." : ` (registered: ${known.join(", ")}).`),
+        { filePath: request.filePath, extension }
+      )
+    }
+    const result = yield* route.provider.query({ ...request, languageId: route.languageId })
+    // Providers may be plain JavaScript or remote: check the answer fits the contract before passing it on.
+    const checked = yield* Schema.validate(LspQueryResult)(result).pipe(
+      Effect.mapError((error) =>
+        LspError.malformedResponse(
+          `Provider "${route.provider.id}" returned an invalid result: ${formatIssue(error)}`,
+          { providerId: route.provider.id }
+        )
+      )
+    )
+    if (checked.kind !== expectedKind(request.operation)) {
+      return yield* LspError.malformedResponse(
+        `Provider "${route.provider.id}" answered ${request.operation} with a "${checked.kind}" result.`,
+        { providerId: route.provider.id }
+      )
+    }
+    return checked
+  })
+
+  return { registerProvider, query }
+})
+
+/**
+ * The registry as a Layer. Provider Layers (`layerProvider`, the stdio host) are built on top of it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<LspService> = Layer.scoped(LspService, make)
+
+/**
+ * Registers `provider` for the lifetime of the Layer; building fails with the registration error.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerProvider = (provider: LspProvider): Layer.Layer<never, LspError.LspError, LspService> =>
+  Layer.scopedDiscard(Effect.flatMap(LspService, (service) => service.registerProvider(provider)))
+
+/**
+ * Registers a provider with the `LspService` in context for the current scope.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const registerProvider = (
+  provider: LspProvider
+): Effect.Effect<void, LspError.LspError, LspService | Scope.Scope> =>
+  Effect.flatMap(LspService, (service) => service.registerProvider(provider))
+
+/**
+ * Queries the `LspService` in context.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const query = (request: LspQueryRequest): Effect.Effect<LspQueryResult, LspError.LspError, LspService> =>
+  Effect.flatMap(LspService, (service) => service.query(request))

@@ -1,0 +1,29 @@
+/**
+ * @since 0.1.0
+ */
+export * as LspError from "./LspError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LspExtension from "./LspExtension.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LspProvider from "./LspProvider.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LspQuery from "./LspQuery.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LspResult from "./LspResult.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LspService from "./LspService.js"
