@@ -70,44 +70,47 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
       (token) => Ref.update(state, (current) => Registry.release(current, provider.id, token))
     ).pipe(Effect.asVoid, Effect.withSpan("LspService.registerProvider"))
 
-  const query = Effect.fn("LspService.query")(function*(input: LspQueryRequest) {
-    const request = yield* Schema.decodeUnknown(LspQueryRequest)(input).pipe(
-      Effect.mapError((error) => LspError.invalidArguments(`Invalid LSP query: ${formatIssue(error)}`))
-    )
-    const current = yield* Ref.get(state)
-    if (current.disposed) {
-      return yield* LspError.disposed("The LSP service has been shut down.")
-    }
-    const extension = finalExtension(request.filePath)
-    const route = current.routes.get(extension)
-    if (route === undefined) {
-      const known = [...current.routes.keys()].sort()
-      return yield* LspError.unavailable(
-        extension === ""
-          ? `No language server handles "${request.filePath}": it has no file extension.`
-          : `No language server is configured for "${extension}" files` +
-            (known.length === 0 ? " (none is registered)." : ` (registered: ${known.join(", ")}).`),
-        { filePath: request.filePath, extension }
+  // No Effect.fn or withSpan here: both re-wrap failures to attach traces, and provider errors must reach the
+  // caller as the very same values.
+  const query = (input: LspQueryRequest) =>
+    Effect.gen(function*() {
+      const request = yield* Schema.decodeUnknown(LspQueryRequest)(input).pipe(
+        Effect.mapError((error) => LspError.invalidArguments(`Invalid LSP query: ${formatIssue(error)}`))
       )
-    }
-    const result = yield* route.provider.query({ ...request, languageId: route.languageId })
-    // Providers may be plain JavaScript or remote: check the answer fits the contract before passing it on.
-    const checked = yield* Schema.validate(LspQueryResult)(result).pipe(
-      Effect.mapError((error) =>
-        LspError.malformedResponse(
-          `Provider "${route.provider.id}" returned an invalid result: ${formatIssue(error)}`,
-          { providerId: route.provider.id }
+      const current = yield* Ref.get(state)
+      if (current.disposed) {
+        return yield* LspError.disposed("The LSP service has been shut down.")
+      }
+      const extension = finalExtension(request.filePath)
+      const route = current.routes.get(extension)
+      if (route === undefined) {
+        const known = [...current.routes.keys()].sort()
+        return yield* LspError.unavailable(
+          extension === ""
+            ? `No language server handles "${request.filePath}": it has no file extension.`
+            : `No language server is configured for "${extension}" files` +
+              (known.length === 0 ? " (none is registered)." : ` (registered: ${known.join(", ")}).`),
+          { filePath: request.filePath, extension }
+        )
+      }
+      const result = yield* route.provider.query({ ...request, languageId: route.languageId })
+      // Providers may be plain JavaScript or remote: check the answer fits the contract before passing it on.
+      const checked = yield* Schema.validate(LspQueryResult)(result).pipe(
+        Effect.mapError((error) =>
+          LspError.malformedResponse(
+            `Provider "${route.provider.id}" returned an invalid result: ${formatIssue(error)}`,
+            { providerId: route.provider.id }
+          )
         )
       )
-    )
-    if (checked.kind !== expectedKind(request.operation)) {
-      return yield* LspError.malformedResponse(
-        `Provider "${route.provider.id}" answered ${request.operation} with a "${checked.kind}" result.`,
-        { providerId: route.provider.id }
-      )
-    }
-    return checked
-  })
+      if (checked.kind !== expectedKind(request.operation)) {
+        return yield* LspError.malformedResponse(
+          `Provider "${route.provider.id}" answered ${request.operation} with a "${checked.kind}" result.`,
+          { providerId: route.provider.id }
+        )
+      }
+      return checked
+    })
 
   return { registerProvider, query }
 })
