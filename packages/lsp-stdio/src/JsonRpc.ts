@@ -1,0 +1,335 @@
+/**
+ * A JSON-RPC 2.0 client connection to a language server over a byte transport.
+ *
+ * One reader fiber decodes and dispatches what the server sends; one writer fiber writes every outgoing
+ * frame in order through a queue (the transport is never closed between messages). Both live in the
+ * connection's scope. Any fatal fault — the input ending or failing, a framing or protocol violation, a
+ * failed write — fails every pending request with the same coded reason, and every later call fails with
+ * it immediately.
+ *
+ * @since 0.1.0
+ */
+import { LspError } from "@lsp-seam/lsp"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Framing from "./Framing.js"
+import * as Answers from "./internal/jsonRpcAnswers.js"
+import * as Message from "./internal/jsonRpcMessage.js"
+
+/**
+ * Raw bytes both ways; the connection does the framing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Transport {
+  /** What the server writes. Its end means the server closed its output. */
+  readonly input: Stream.Stream<Uint8Array, LspError.LspError>
+  /** Writes bytes to the server; the connection calls it from one fiber, one complete frame at a time. */
+  readonly write: (bytes: Uint8Array) => Effect.Effect<void, LspError.LspError>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectionOptions {
+  /** The largest inbound message body, in bytes. */
+  readonly maxMessageBytes: number
+  /** The answer to every item of a `workspace/configuration` request (default `null`). */
+  readonly configuration?: unknown
+  /**
+   * Receives every server notification, in order, on the reader fiber: keep it quick. Default: ignore.
+   */
+  readonly onNotification?: (method: string, params: unknown) => Effect.Effect<void>
+  /** How long an interrupted request may take to settle after `$/cancelRequest` (timed on the Clock). */
+  readonly cancelGrace: Duration.DurationInput
+  /**
+   * Called, on a fiber owned by the connection's scope, for each interrupted request that did not settle
+   * within the grace. It must not wait for that scope to close (fork such work elsewhere).
+   */
+  readonly onCancelExpired?: (id: number) => Effect.Effect<void>
+  /**
+   * Builds the fatal error when the input ends (e.g. "server exited" with the stderr tail). Default: an
+   * `LSP_TRANSPORT_FAILED` error.
+   */
+  readonly describeEnd?: Effect.Effect<LspError.LspError>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  /**
+   * Sends a request (ids are integers from 1) and waits for its response: `None` when the response has no
+   * `result` member, `Some(null)` for `result: null`. An error response fails with `LSP_SERVER_ERROR`
+   * (`detail`: `method`, `code`, `message` and `data` if any) and leaves the connection usable.
+   *
+   * Interrupting the caller sends `$/cancelRequest` at once and releases the caller at once; whether the
+   * server then settles the request within the grace is reported by `awaitCancelled`.
+   */
+  readonly request: (method: string, params: unknown) => Effect.Effect<Option.Option<unknown>, LspError.LspError>
+  /** Sends a notification; succeeds once it has been written. */
+  readonly notify: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspError>
+  /**
+   * Waits until every request interrupted so far has settled or passed its grace. `true` if all settled in
+   * time; `false` once any has expired (and stays `false`: that server ignores cancellation).
+   */
+  readonly awaitCancelled: Effect.Effect<boolean>
+  /** Makes the connection fatal with `error` (e.g. when the process exits). The first reason wins. */
+  readonly fail: (error: LspError.LspError) => Effect.Effect<void>
+  /** Waits for the fatal reason. */
+  readonly failure: Effect.Effect<LspError.LspError>
+  /** False once the connection has failed or been closed. */
+  readonly isOpen: Effect.Effect<boolean>
+}
+
+interface Outgoing {
+  readonly frame: Uint8Array
+  /** Completed when the frame has been written (or failed when it never will be). */
+  readonly written?: Deferred.Deferred<void, LspError.LspError>
+}
+
+interface Pending {
+  readonly method: string
+  readonly response: Deferred.Deferred<Option.Option<unknown>, LspError.LspError>
+}
+
+const endedError = LspError.transportFailed("The language server closed its output.")
+
+const unexpected = (cause: Cause.Cause<LspError.LspError>): LspError.LspError =>
+  Option.getOrElse(
+    Cause.failureOption(cause),
+    () =>
+      LspError.transportFailed("The connection to the language server failed unexpectedly.", {
+        cause: Cause.pretty(cause)
+      })
+  )
+
+const serverError = (method: string, error: Message.ResponseError): LspError.LspError =>
+  LspError.serverError(
+    `The language server failed the "${method}" request (JSON-RPC error ${error.code}): ${error.message}`,
+    error.data === undefined
+      ? { method, code: error.code, message: error.message }
+      : { method, code: error.code, message: error.message, data: error.data }
+  )
+
+/**
+ * Opens a connection over `transport`. Closing the scope stops both fibers and fails whatever is pending
+ * with `LSP_DISPOSED`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  transport: Transport,
+  options: ConnectionOptions
+): Effect.Effect<Connection, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const outbox = yield* Queue.unbounded<Outgoing>()
+    const closed = yield* Deferred.make<LspError.LspError>()
+    const graceMillis = Duration.toMillis(Duration.decode(options.cancelGrace))
+    const configuration = options.configuration ?? null
+    const onNotification = options.onNotification ?? (() => Effect.void)
+    const onCancelExpired = options.onCancelExpired ?? (() => Effect.void)
+
+    // Mutable state, only ever touched inside synchronous steps, so each check-and-update is atomic.
+    const pending = new Map<number, Pending>()
+    const cancellations = new Set<Deferred.Deferred<void>>()
+    let nextId = 1
+    let failure: LspError.LspError | undefined = undefined
+    let inFlight: Outgoing | undefined = undefined
+    let anyCancelExpired = false
+
+    const fatal = (error: LspError.LspError): Effect.Effect<void> =>
+      Effect.uninterruptible(Effect.suspend(() => {
+        if (failure !== undefined) return Effect.void
+        failure = error
+        const requests = Array.from(pending.values())
+        pending.clear()
+        const writing = inFlight
+        return Effect.gen(function*() {
+          for (const request of requests) yield* Deferred.fail(request.response, error)
+          const unsent = yield* Queue.takeAll(outbox)
+          for (const outgoing of writing === undefined ? unsent : [writing, ...unsent]) {
+            if (outgoing.written !== undefined) yield* Deferred.fail(outgoing.written, error)
+          }
+          yield* Deferred.succeed(closed, error)
+        })
+      }))
+
+    /** Queues a frame unless the connection has failed; never waits, so the reader can use it too. */
+    const enqueue = (message: unknown, written?: Outgoing["written"]): Either.Either<void, LspError.LspError> => {
+      if (failure !== undefined) return Either.left(failure)
+      const frame = Framing.encode(message)
+      outbox.unsafeOffer(written === undefined ? { frame } : { frame, written })
+      return Either.void
+    }
+
+    // --- writer ---------------------------------------------------------------------------------------
+
+    const write = (outgoing: Outgoing): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (failure !== undefined) {
+          return outgoing.written === undefined ? Effect.void : Deferred.fail(outgoing.written, failure)
+        }
+        inFlight = outgoing
+        return transport.write(outgoing.frame).pipe(
+          Effect.catchAllCause((cause) => fatal(unexpected(cause))),
+          Effect.zipRight(Effect.suspend(() => {
+            inFlight = undefined
+            if (outgoing.written === undefined) return Effect.void
+            return failure === undefined ?
+              Deferred.succeed(outgoing.written, void 0) :
+              Deferred.fail(outgoing.written, failure)
+          }))
+        )
+      })
+
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(outbox), write)))
+
+    // --- reader ---------------------------------------------------------------------------------------
+
+    const onResponse = (response: Message.IncomingResponse) =>
+      Effect.suspend(() => {
+        const id = response.id
+        const entry = typeof id === "number" ? pending.get(id) : undefined
+        if (typeof id !== "number" || entry === undefined) {
+          return Effect.logDebug("Dropped a response to an unknown request id.").pipe(
+            Effect.annotateLogs("jsonrpc.id", String(id))
+          )
+        }
+        pending.delete(id)
+        const outcome = Message.outcome(response)
+        return outcome._tag === "Error"
+          ? Deferred.fail(entry.response, serverError(entry.method, outcome.error))
+          : Deferred.succeed(entry.response, outcome.result)
+      })
+
+    const onRequest = (id: Message.RequestId, method: string, params: unknown) =>
+      Effect.sync(() => {
+        const answer = Answers.answer(method, params, configuration)
+        // If the connection has already failed there is nobody left to answer.
+        enqueue(
+          answer._tag === "Result"
+            ? Message.resultResponse(id, answer.result)
+            : Message.errorResponse(id, answer.code, answer.message)
+        )
+      })
+
+    const dispatch = (raw: unknown): Effect.Effect<void, LspError.LspError> =>
+      Effect.flatMap(Message.decodeIncoming(raw), (message) => {
+        switch (message.kind) {
+          case "response":
+            return onResponse(message)
+          case "request":
+            return onRequest(message.id, message.method, message.params)
+          case "notification":
+            return onNotification(message.method, message.params)
+        }
+      })
+
+    yield* transport.input.pipe(
+      Framing.decode({ maxMessageBytes: options.maxMessageBytes }),
+      Stream.runForEach(dispatch),
+      Effect.zipRight(options.describeEnd ?? Effect.succeed(endedError)),
+      Effect.catchAllCause((cause) => Effect.succeed(unexpected(cause))),
+      Effect.flatMap(fatal),
+      Effect.forkScoped
+    )
+
+    // Runs before the fibers are interrupted, so callers learn at once that the connection is gone.
+    yield* Effect.addFinalizer(() => fatal(LspError.disposed("The connection to the language server was closed.")))
+
+    // --- cancellation ---------------------------------------------------------------------------------
+
+    /** Waits, on the connection's scope, for an interrupted request to settle until `deadline`. */
+    const watchCancellation = (id: number, entry: Pending, deadline: number, done: Deferred.Deferred<void>) =>
+      Effect.gen(function*() {
+        const remaining = deadline - (yield* Clock.currentTimeMillis)
+        const settled = (yield* Deferred.isDone(entry.response)) || (yield* Deferred.await(entry.response).pipe(
+          Effect.exit,
+          Effect.as(true),
+          Effect.timeoutTo({
+            duration: Duration.millis(Math.max(0, remaining)),
+            onSuccess: (settled) => settled,
+            onTimeout: () => false
+          })
+        ))
+        if (!settled) {
+          anyCancelExpired = true
+          // A late answer will now be dropped like any unknown id.
+          if (pending.get(id) === entry) pending.delete(id)
+        }
+        cancellations.delete(done)
+        yield* Deferred.succeed(done, void 0)
+        if (!settled) yield* onCancelExpired(id)
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.suspend(() => {
+            cancellations.delete(done)
+            return Deferred.succeed(done, void 0)
+          })
+        )
+      )
+
+    /** Sends `$/cancelRequest` and starts the grace without making the interrupted caller wait. */
+    const cancel = (id: number, entry: Pending) =>
+      Effect.gen(function*() {
+        if (pending.get(id) !== entry || (yield* Deferred.isDone(entry.response))) return
+        enqueue(Message.notification("$/cancelRequest", { id }))
+        const deadline = (yield* Clock.currentTimeMillis) + graceMillis
+        const done = yield* Deferred.make<void>()
+        cancellations.add(done)
+        yield* Effect.forkIn(watchCancellation(id, entry, deadline, done), scope)
+      })
+
+    // --- API ------------------------------------------------------------------------------------------
+
+    const request = (method: string, params: unknown): Effect.Effect<Option.Option<unknown>, LspError.LspError> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Deferred.make<Option.Option<unknown>, LspError.LspError>(), (response) =>
+          Effect.suspend(() => {
+            const id = nextId
+            const queued = enqueue(Message.request(id, method, params))
+            if (Either.isLeft(queued)) return Effect.fail(queued.left)
+            nextId++
+            const entry: Pending = { method, response }
+            pending.set(id, entry)
+            return Effect.annotateCurrentSpan("jsonrpc.id", id).pipe(
+              Effect.zipRight(restore(Deferred.await(response))),
+              Effect.onInterrupt(() => cancel(id, entry))
+            )
+          }))
+      ).pipe(Effect.withSpan("JsonRpc.request", { attributes: { "jsonrpc.method": method } }))
+
+    const notify = (method: string, params?: unknown): Effect.Effect<void, LspError.LspError> =>
+      Effect.flatMap(Deferred.make<void, LspError.LspError>(), (written) =>
+        Effect.suspend(() => {
+          const queued = enqueue(Message.notification(method, params), written)
+          return Either.isLeft(queued) ? Effect.fail(queued.left) : Deferred.await(written)
+        })).pipe(Effect.withSpan("JsonRpc.notify", { attributes: { "jsonrpc.method": method } }))
+
+    const awaitCancelled: Effect.Effect<boolean> = Effect.suspend(() =>
+      Effect.forEach(Array.from(cancellations), Deferred.await, { discard: true })
+    ).pipe(Effect.map(() => !anyCancelExpired))
+
+    return {
+      request,
+      notify,
+      awaitCancelled,
+      fail: fatal,
+      failure: Deferred.await(closed),
+      isOpen: Effect.sync(() => failure === undefined)
+    }
+  })

@@ -1,0 +1,14 @@
+/**
+ * @since 0.1.0
+ */
+export * as Framing from "./Framing.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as JsonRpc from "./JsonRpc.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StderrTail from "./StderrTail.js"

@@ -1,0 +1,270 @@
+/**
+ * The incremental LSP frame decoder: a byte-level state machine that never decodes header bytes as text
+ * and copies each body at most once.
+ *
+ * @internal
+ */
+import { LspError } from "@lsp-seam/lsp"
+
+const LF = 0x0a
+const CR = 0x0d
+const COLON = 0x3a
+const SPACE = 0x20
+const TAB = 0x09
+const DIGIT_0 = 0x30
+const DIGIT_9 = 0x39
+
+/** "content-length", lower case, as bytes. */
+const CONTENT_LENGTH = Uint8Array.from("content-length", (char) => char.charCodeAt(0))
+
+/** Why a stream of frames was rejected; carried in the error's `detail.reason`. */
+export type FramingFailure =
+  | "HeaderTooLarge"
+  | "MalformedHeader"
+  | "MissingContentLength"
+  | "InvalidContentLength"
+  | "ConflictingContentLength"
+  | "MessageTooLarge"
+  | "InvalidUtf8"
+  | "InvalidJson"
+
+const failure = (reason: FramingFailure, message: string, detail?: Record<string, unknown>): LspError.LspError =>
+  LspError.protocolError(message, { reason, ...detail })
+
+const isBlank = (byte: number) => byte === SPACE || byte === TAB
+
+/** Shows a few header bytes in an error message without trusting them to be text. */
+const preview = (bytes: Uint8Array, start: number, end: number): string => {
+  const shown = Math.min(end, start + 40)
+  let text = ""
+  for (let i = start; i < shown; i++) {
+    const byte = bytes[i]!
+    text += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : "?"
+  }
+  return end > shown ? `${text}...` : text
+}
+
+/**
+ * A growable byte buffer for a header line split across chunks. Doubling keeps a line fed one byte at a
+ * time linear; the caller bounds its size.
+ */
+class LineBuffer {
+  bytes = new Uint8Array(64)
+  length = 0
+
+  append(chunk: Uint8Array, start: number, end: number): void {
+    const needed = this.length + end - start
+    if (needed > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(needed, this.bytes.length * 2))
+      grown.set(this.bytes.subarray(0, this.length))
+      this.bytes = grown
+    }
+    this.bytes.set(chunk.subarray(start, end), this.length)
+    this.length = needed
+  }
+
+  clear(): void {
+    this.length = 0
+    // Do not keep a large line's buffer alive for the rest of the connection.
+    if (this.bytes.length > 4096) this.bytes = new Uint8Array(64)
+  }
+}
+
+/**
+ * Decodes `Content-Length` framed JSON messages from byte chunks split anywhere.
+ *
+ * Memory held between calls is bounded by `maxHeaderBytes` (a partial header line) plus the declared length
+ * of the message being received (at most `maxMessageBytes`). The first fatal input poisons the decoder:
+ * that call and every later one throw the same `LSP_PROTOCOL_ERROR`.
+ */
+export class FramingDecoder {
+  private readonly maxMessageBytes: number
+  private readonly maxHeaderBytes: number
+  private readonly utf8 = new TextDecoder("utf-8", { fatal: true })
+
+  /** A header or banner line that is not complete yet (it has no LF so far). */
+  private readonly line = new LineBuffer()
+  /** True once a header line (one with ':') of the current block has been seen; banners precede it. */
+  private inBlock = false
+  /** Bytes of the completed lines of the current header block. */
+  private blockBytes = 0
+  private contentLength = -1
+
+  /** Length of the body being received, or -1 while reading headers. */
+  private bodyLength = -1
+  /** The body, allocated only when it spans chunks. */
+  private body: Uint8Array | undefined = undefined
+  private bodyFilled = 0
+
+  private failed: LspError.LspError | undefined = undefined
+
+  constructor(options: { readonly maxMessageBytes: number; readonly maxHeaderBytes: number }) {
+    this.maxMessageBytes = options.maxMessageBytes
+    this.maxHeaderBytes = options.maxHeaderBytes
+  }
+
+  /**
+   * Appends every message completed by `chunk` to `output`, in order. On fatal input it throws after
+   * appending the messages that preceded the fault, so none of them is lost.
+   */
+  pushInto(chunk: Uint8Array, output: Array<unknown>): void {
+    if (this.failed !== undefined) throw this.failed
+    try {
+      let offset = 0
+      while (offset < chunk.length) {
+        offset = this.bodyLength < 0 ? this.readHeaderLine(chunk, offset) : this.readBody(chunk, offset, output)
+      }
+    } catch (error) {
+      if (LspError.isLspError(error)) this.failed = error
+      throw error
+    }
+  }
+
+  /** Consumes bytes up to and including the next LF, or all of them into the line buffer. */
+  private readHeaderLine(chunk: Uint8Array, offset: number): number {
+    const newline = chunk.indexOf(LF, offset)
+    const partEnd = newline === -1 ? chunk.length : newline + 1
+    const lineBytes = this.line.length + partEnd - offset
+    if (this.blockBytes + lineBytes > this.maxHeaderBytes) {
+      throw failure(
+        "HeaderTooLarge",
+        `The server sent a message header larger than ${this.maxHeaderBytes} bytes.`,
+        { limit: this.maxHeaderBytes }
+      )
+    }
+    if (newline === -1) {
+      this.line.append(chunk, offset, chunk.length)
+      return chunk.length
+    }
+    if (this.line.length === 0) {
+      this.endLine(chunk, offset, newline, lineBytes)
+    } else {
+      this.line.append(chunk, offset, newline)
+      this.endLine(this.line.bytes, 0, this.line.length, lineBytes)
+      this.line.clear()
+    }
+    return partEnd
+  }
+
+  /** Handles one complete line `bytes[start, end)` (LF excluded; a trailing CR is dropped here). */
+  private endLine(bytes: Uint8Array, start: number, end: number, size: number): void {
+    if (end > start && bytes[end - 1] === CR) end--
+    if (start === end) {
+      // A blank line ends a header block; before one it is just noise between messages.
+      if (this.inBlock) this.endHeaderBlock()
+      return
+    }
+    let colon = start
+    while (colon < end && bytes[colon] !== COLON) colon++
+    if (colon === end) {
+      if (this.inBlock) {
+        throw failure(
+          "MalformedHeader",
+          `The server sent a header line without ':' ("${preview(bytes, start, end)}").`
+        )
+      }
+      return // a banner line printed before the first header
+    }
+    this.inBlock = true
+    this.blockBytes += size
+    if (this.isContentLength(bytes, start, colon)) this.setContentLength(bytes, colon + 1, end)
+  }
+
+  private isContentLength(bytes: Uint8Array, start: number, end: number): boolean {
+    while (start < end && isBlank(bytes[start]!)) start++
+    while (end > start && isBlank(bytes[end - 1]!)) end--
+    if (end - start !== CONTENT_LENGTH.length) return false
+    for (let i = 0; i < CONTENT_LENGTH.length; i++) {
+      // ASCII letters only differ from their lower case by bit 0x20; '-' (0x2d) already has it set.
+      if ((bytes[start + i]! | 0x20) !== CONTENT_LENGTH[i]) return false
+    }
+    return true
+  }
+
+  private setContentLength(bytes: Uint8Array, start: number, end: number): void {
+    while (start < end && isBlank(bytes[start]!)) start++
+    while (end > start && isBlank(bytes[end - 1]!)) end--
+    let value = 0
+    for (let i = start; i < end; i++) {
+      const byte = bytes[i]!
+      if (byte < DIGIT_0 || byte > DIGIT_9) {
+        throw failure(
+          "InvalidContentLength",
+          `The server sent an invalid Content-Length ("${preview(bytes, start, end)}").`
+        )
+      }
+      value = value * 10 + byte - DIGIT_0
+    }
+    if (start === end) throw failure("InvalidContentLength", "The server sent an empty Content-Length.")
+    // Past 15 digits `value` may have lost precision; it is far beyond any limit anyway.
+    if (end - start > 15 || value > this.maxMessageBytes) {
+      throw failure(
+        "MessageTooLarge",
+        `The server announced a message of ${
+          end - start > 15 ? "more than 10^15" : value
+        } bytes; the limit is ${this.maxMessageBytes} bytes (maxMessageBytes).`,
+        { limit: this.maxMessageBytes }
+      )
+    }
+    if (this.contentLength >= 0 && this.contentLength !== value) {
+      throw failure(
+        "ConflictingContentLength",
+        `The server sent two different Content-Length headers (${this.contentLength} and ${value}).`
+      )
+    }
+    this.contentLength = value
+  }
+
+  private endHeaderBlock(): void {
+    if (this.contentLength < 0) {
+      throw failure("MissingContentLength", "The server sent a message header without Content-Length.")
+    }
+    this.bodyLength = this.contentLength
+    this.inBlock = false
+    this.blockBytes = 0
+    this.contentLength = -1
+    if (this.bodyLength === 0) this.parse(new Uint8Array(0))
+  }
+
+  private readBody(chunk: Uint8Array, offset: number, output: Array<unknown>): number {
+    const available = chunk.length - offset
+    if (this.body === undefined) {
+      if (available >= this.bodyLength) {
+        // The whole body is in this chunk: parse it in place, without copying.
+        const end = offset + this.bodyLength
+        this.bodyLength = -1
+        output.push(this.parse(chunk.subarray(offset, end)))
+        return end
+      }
+      this.body = new Uint8Array(this.bodyLength)
+      this.bodyFilled = 0
+    }
+    const taken = Math.min(available, this.bodyLength - this.bodyFilled)
+    this.body.set(chunk.subarray(offset, offset + taken), this.bodyFilled)
+    this.bodyFilled += taken
+    if (this.bodyFilled === this.bodyLength) {
+      const body = this.body
+      this.body = undefined
+      this.bodyLength = -1
+      output.push(this.parse(body))
+    }
+    return offset + taken
+  }
+
+  private parse(body: Uint8Array): unknown {
+    let text: string
+    try {
+      text = this.utf8.decode(body)
+    } catch {
+      throw failure("InvalidUtf8", "The server sent a message body that is not valid UTF-8.")
+    }
+    try {
+      return JSON.parse(text)
+    } catch (error) {
+      throw failure(
+        "InvalidJson",
+        `The server sent a message body that is not valid JSON (${error instanceof Error ? error.message : error}).`
+      )
+    }
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Test doubles for the stdio host's wire layer: an in-memory transport whose far end is driven by the
+ * test, and a scripted fake language server written as an Effect. Nothing here sleeps on its own; delays
+ * a script adds run on the Effect Clock, so `TestClock` drives them.
+ *
+ * @since 0.1.0
+ */
+import { LspError } from "@lsp-seam/lsp"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
+import * as Framing from "./Framing.js"
+import type * as JsonRpc from "./JsonRpc.js"
+
+/**
+ * The server's end of a memory transport.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryServer {
+  /** The messages the client wrote, decoded, in order. Consume either this or `take`, not both. */
+  readonly messages: Stream.Stream<unknown>
+  /** The next message the client writes. */
+  readonly take: Effect.Effect<unknown>
+  /** Frames `message` and delivers it to the client. */
+  readonly send: (message: unknown) => Effect.Effect<void>
+  /** Delivers raw bytes to the client (partial frames, garbage, banners...). */
+  readonly sendBytes: (bytes: Uint8Array) => Effect.Effect<void>
+  /** Ends the client's input, as a server closing its stdout. */
+  readonly end: Effect.Effect<void>
+  /** Fails the client's input with `error`. */
+  readonly failInput: (error: LspError.LspError) => Effect.Effect<void>
+  /** Makes every later client write fail with `error`. */
+  readonly failWrites: (error: LspError.LspError) => Effect.Effect<void>
+  /** Makes client writes block until `releaseWrites` (a server that stops reading). */
+  readonly holdWrites: Effect.Effect<void>
+  readonly releaseWrites: Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryTransport {
+  /** The client's end, for `JsonRpc.make`. */
+  readonly transport: JsonRpc.Transport
+  readonly server: MemoryServer
+}
+
+/**
+ * Makes a connected pair of ends, released with the scope. Bytes the client writes are decoded with the
+ * real framing decoder, so a malformed frame fails the client's write.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemoryTransport: Effect.Effect<MemoryTransport, never, Scope.Scope> = Effect.gen(function*() {
+  const toClient = yield* Effect.acquireRelease(
+    Queue.unbounded<Take.Take<Uint8Array, LspError.LspError>>(),
+    Queue.shutdown
+  )
+  const fromClient = yield* Effect.acquireRelease(Queue.unbounded<unknown>(), Queue.shutdown)
+  const writeFailure = yield* Ref.make<LspError.LspError | undefined>(undefined)
+  const writesOpen = yield* Effect.makeLatch(true)
+  const decoder = Framing.makeDecoder({ maxMessageBytes: Number.MAX_SAFE_INTEGER })
+
+  const write = (bytes: Uint8Array): Effect.Effect<void, LspError.LspError> =>
+    writesOpen.await.pipe(
+      Effect.zipRight(Ref.get(writeFailure)),
+      Effect.flatMap((failure) => failure === undefined ? Effect.void : Effect.fail(failure)),
+      Effect.zipRight(Effect.try({
+        try: () => decoder.push(bytes),
+        catch: (error) => LspError.isLspError(error) ? error : LspError.protocolError(String(error))
+      })),
+      Effect.flatMap((messages) => Queue.offerAll(fromClient, messages)),
+      Effect.asVoid
+    )
+
+  return {
+    transport: {
+      input: Stream.flattenTake(Stream.fromQueue(toClient)),
+      write
+    },
+    server: {
+      messages: Stream.fromQueue(fromClient),
+      take: Queue.take(fromClient),
+      send: (message) => Queue.offer(toClient, Take.of(Framing.encode(message))),
+      sendBytes: (bytes) => Queue.offer(toClient, Take.of(bytes)),
+      end: Queue.offer(toClient, Take.end),
+      failInput: (error) => Queue.offer(toClient, Take.fail(error)),
+      failWrites: (error) => Ref.set(writeFailure, error),
+      holdWrites: writesOpen.close,
+      releaseWrites: writesOpen.open
+    }
+  }
+})
+
+/**
+ * A request as the fake server sees it. `cancelled` completes when the client sends `$/cancelRequest`
+ * for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeRequest {
+  readonly id: number | string
+  readonly method: string
+  readonly params: unknown
+  readonly cancelled: Effect.Effect<void>
+}
+
+/**
+ * How the fake server answers one request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FakeReply =
+  | { readonly _tag: "Result"; readonly result: unknown }
+  | { readonly _tag: "Error"; readonly code: number; readonly message: string; readonly data?: unknown }
+  | { readonly _tag: "NoReply" }
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const result = (value: unknown): FakeReply => ({ _tag: "Result", result: value })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const error = (code: number, message: string, data?: unknown): FakeReply =>
+  data === undefined ? { _tag: "Error", code, message } : { _tag: "Error", code, message, data }
+
+/**
+ * Answer nothing (the request stays pending on the client).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noReply: FakeReply = { _tag: "NoReply" }
+
+/**
+ * Request handlers by method. Each request runs on its own fiber, so a slow handler blocks nobody.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FakeHandlers = Readonly<Record<string, (request: FakeRequest) => Effect.Effect<FakeReply>>>
+
+/**
+ * What a running fake server has seen.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeServer {
+  /** Every message received, in order. */
+  readonly received: Effect.Effect<ReadonlyArray<unknown>>
+  /** The notifications received, in order. */
+  readonly notifications: Effect.Effect<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>
+}
+
+const ClientMessage = Schema.Struct({
+  id: Schema.optionalWith(Schema.Union(Schema.Number, Schema.String), { exact: true }),
+  method: Schema.optionalWith(Schema.String, { exact: true }),
+  params: Schema.optionalWith(Schema.Unknown, { exact: true })
+})
+
+const CancelParams = Schema.Struct({ id: Schema.Union(Schema.Number, Schema.String) })
+
+/**
+ * Runs a scripted language server on `server` for the rest of the scope: requests are answered by the
+ * handler of their method (unknown methods get error -32601), notifications are recorded, and
+ * `$/cancelRequest` signals the matching `FakeRequest.cancelled`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runFakeServer = (
+  server: MemoryServer,
+  handlers: FakeHandlers
+): Effect.Effect<FakeServer, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const received = yield* Ref.make<ReadonlyArray<unknown>>([])
+    const notifications = yield* Ref.make<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>([])
+    const cancellations = new Map<number | string, Deferred.Deferred<void>>()
+
+    const reply = (id: number | string, answer: FakeReply) => {
+      switch (answer._tag) {
+        case "NoReply":
+          return Effect.void
+        case "Result":
+          return server.send({ jsonrpc: "2.0", id, result: answer.result })
+        case "Error":
+          return server.send({
+            jsonrpc: "2.0",
+            id,
+            error: answer.data === undefined
+              ? { code: answer.code, message: answer.message }
+              : { code: answer.code, message: answer.message, data: answer.data }
+          })
+      }
+    }
+
+    const onRequest = (id: number | string, method: string, params: unknown) =>
+      Effect.gen(function*() {
+        const cancelled = yield* Deferred.make<void>()
+        cancellations.set(id, cancelled)
+        const handler = handlers[method]
+        const answer = handler === undefined
+          ? error(-32601, `Unhandled method ${method}`)
+          : yield* handler({ id, method, params, cancelled: Deferred.await(cancelled) })
+        cancellations.delete(id)
+        yield* reply(id, answer)
+      })
+
+    const onMessage = (raw: unknown) =>
+      Effect.gen(function*() {
+        yield* Ref.update(received, (all) => [...all, raw])
+        const message = yield* Schema.decodeUnknown(ClientMessage)(raw).pipe(Effect.orDie)
+        const method = message.method
+        if (method === undefined) return // a response to a server request: only recorded
+        if (message.id !== undefined) {
+          yield* Effect.forkScoped(onRequest(message.id, method, message.params))
+          return
+        }
+        yield* Ref.update(notifications, (all) => [...all, { method, params: message.params }])
+        if (method === "$/cancelRequest" && Schema.is(CancelParams)(message.params)) {
+          const cancelled = cancellations.get(message.params.id)
+          if (cancelled !== undefined) yield* Deferred.succeed(cancelled, void 0)
+        }
+      })
+
+    yield* Effect.forkScoped(Stream.runForEach(server.messages, onMessage))
+    return { received: Ref.get(received), notifications: Ref.get(notifications) }
+  })
