@@ -1,0 +1,94 @@
+/**
+ * The stdio host as a Layer: every configured language server becomes an `LspService` provider, for the
+ * lifetime of the Layer. Servers run as scoped resources, one per (provider, canonical workspace), started
+ * on the first query that needs them and torn down, with their whole process tree, when the Layer closes.
+ *
+ * @since 0.1.0
+ */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import { type LspError, LspService } from "@lsp-seam/lsp"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Host from "./internal/host.js"
+import * as ProcessWorld from "./internal/processWorld.js"
+import * as StdioConfig from "./StdioConfig.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Whether servers run on this machine, in the host's own process namespace (the default). Then servers
+   * learn the host's pid (so they exit when it dies) and teardown ends their whole process group. Set it
+   * to false when the `CommandExecutor` runs them elsewhere (a sandbox, a remote machine, a test double).
+   */
+  readonly local?: boolean
+  /** The environment servers inherit before scrubbing; default `process.env`. */
+  readonly environment?: Readonly<Record<string, string | undefined>>
+}
+
+/**
+ * Validates `config`, resolves every executable, then registers one provider per server with the
+ * `LspService` in context, for the current scope. Any failure registers nothing.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const register = (
+  config: unknown,
+  options: Options = {}
+): Effect.Effect<
+  void,
+  LspError.LspError,
+  LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const decoded = yield* StdioConfig.decode(config)
+    const specs = yield* Host.prepare(decoded, options.environment ?? process.env)
+    const providers = yield* Host.makeProviders(
+      specs,
+      options.local === false ? ProcessWorld.remote : ProcessWorld.local
+    )
+    const service = yield* LspService.LspService
+    yield* Effect.forEach(providers, (provider) => service.registerProvider(provider), { discard: true })
+  })
+
+/**
+ * The host as a Layer, from a configuration value (validated here).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config: unknown,
+  options?: Options
+): Layer.Layer<
+  never,
+  LspError.LspError,
+  LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+> => Layer.scopedDiscard(register(config, options))
+
+/**
+ * The host as a Layer, with its configuration loaded through Effect `Config` (by default a JSON document
+ * in the `LSP_SEAM_CONFIG` variable).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Config<StdioConfig.StdioConfig> = StdioConfig.config(),
+  options?: Options
+): Layer.Layer<
+  never,
+  LspError.LspError | ConfigError.ConfigError,
+  LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Config.map(config, (c) => c), (loaded) => register(StdioConfig.encode(loaded), options))
+  )

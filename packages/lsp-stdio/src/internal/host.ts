@@ -1,0 +1,209 @@
+/**
+ * The host: turns each configured server into a seam provider whose queries run through a pool of
+ * servers, one per (provider, canonical workspace), under a FIFO permit per workspace.
+ */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import { LspError, LspProvider, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import type { StdioConfig } from "../StdioConfig.js"
+import { pathVariable, scrubEnvironment } from "./environment.js"
+import { resolveExecutable } from "./executable.js"
+import * as FifoMutex from "./fifoMutex.js"
+import { normalizeHover, normalizeLocations } from "./normalize.js"
+import * as Pool from "./pool.js"
+import type { ProcessWorld } from "./processWorld.js"
+import * as ServerInstance from "./serverInstance.js"
+import { readSource, type Source } from "./source.js"
+import { resolveWorkspace, type Workspace } from "./workspace.js"
+
+type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+
+const capabilityOf = {
+  goToDefinition: "definitionProvider",
+  findReferences: "referencesProvider",
+  goToImplementation: "implementationProvider",
+  hover: "hoverProvider"
+} as const
+
+const methodOf = {
+  goToDefinition: "textDocument/definition",
+  findReferences: "textDocument/references",
+  goToImplementation: "textDocument/implementation",
+  hover: "textDocument/hover"
+} as const
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+/** A capability is on when it is `true` or an options object. */
+const advertised = (value: unknown) => value === true || (isRecord(value) && !Array.isArray(value))
+
+/** Transient open needs open/close notifications: sync kind Full (1) or Incremental (2), or `openClose`. */
+const opensTransiently = (sync: unknown) => sync === 1 || sync === 2 || (isRecord(sync) && sync.openClose === true)
+
+/** Failures of the wire or the process, as opposed to answers: worth one retry on a fresh server. */
+const isTransportFailure = (error: LspError.LspError) => {
+  switch (error.code) {
+    case "LSP_SERVER_EXITED":
+    case "LSP_TRANSPORT_FAILED":
+      return true
+    case "LSP_PROTOCOL_ERROR":
+      return error.detail?.reason !== "positionEncoding" && error.detail?.reason !== "initialize"
+    default:
+      return false
+  }
+}
+
+/** Resolved, validated configuration: every server's executable found and environment built. */
+export const prepare = (
+  config: StdioConfig,
+  ambient: Readonly<Record<string, string | undefined>>
+): Effect.Effect<ReadonlyArray<ServerInstance.ServerSpec>, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.forEach(Object.entries(config.servers), ([providerId, server]) =>
+    Effect.gen(function*() {
+      const env = scrubEnvironment(ambient, server.env)
+      const executable = yield* resolveExecutable(providerId, server.command, pathVariable(env))
+      return { providerId, executable, env, config: server }
+    }))
+
+/**
+ * Builds one provider per server spec, sharing a pool and the workspace permits. Everything is owned by
+ * the current scope.
+ */
+export const makeProviders = (
+  specs: ReadonlyArray<ServerInstance.ServerSpec>,
+  world: ProcessWorld
+): Effect.Effect<ReadonlyArray<LspProvider.LspProvider>, never, Scope.Scope | Platform> =>
+  Effect.gen(function*() {
+    const owner = yield* Effect.scope
+    const platform = yield* Effect.context<Platform>()
+    const pool = yield* Pool.make<ServerInstance.ServerInstance>()
+    const permits = yield* Ref.make(new Map<string, FifoMutex.FifoMutex>())
+
+    const permitFor = (workspace: Workspace) =>
+      Effect.gen(function*() {
+        const fresh = yield* FifoMutex.make
+        return yield* Ref.modify(permits, (map) => {
+          const existing = map.get(workspace.path)
+          return existing !== undefined ? [existing, map] : [fresh, new Map(map).set(workspace.path, fresh)]
+        })
+      })
+
+    const poolKey = (spec: ServerInstance.ServerSpec, workspace: Workspace) =>
+      `${spec.providerId}\u0000${workspace.path}`
+
+    interface OpenDocument {
+      readonly instance: ServerInstance.ServerInstance
+      readonly key: string
+      readonly uri: string
+    }
+
+    /** One try on the pooled server: start if needed, check support, open, ask, normalise. */
+    const attempt = (
+      spec: ServerInstance.ServerSpec,
+      query: LspQuery.LspProviderQuery,
+      workspace: Workspace,
+      source: Source,
+      open: Ref.Ref<Option.Option<OpenDocument>>
+    ) =>
+      Effect.gen(function*() {
+        const key = poolKey(spec, workspace)
+        const instance = yield* pool.get(
+          key,
+          Effect.provide(ServerInstance.start(spec, workspace, world), platform)
+        )
+        const evictOnTransportFailure = <A, R>(self: Effect.Effect<A, LspError.LspError, R>) =>
+          Effect.tapError(self, (error) =>
+            isTransportFailure(error)
+              ? Effect.zipRight(pool.evict(key, instance), Ref.set(open, Option.none()))
+              : Effect.void)
+        return yield* Effect.gen(function*() {
+          const capability = capabilityOf[query.operation]
+          if (!advertised(instance.capabilities[capability])) {
+            return yield* LspError.unsupportedOperation(
+              `The "${spec.providerId}" language server does not support ${query.operation} (it does not ` +
+                `advertise ${capability}).`,
+              { providerId: spec.providerId, operation: query.operation }
+            )
+          }
+          if (!opensTransiently(instance.capabilities.textDocumentSync)) {
+            return yield* LspError.unsupportedOperation(
+              `The "${spec.providerId}" language server cannot open documents on request (its textDocumentSync ` +
+                "does not allow open/close notifications).",
+              { providerId: spec.providerId, textDocumentSync: instance.capabilities.textDocumentSync ?? null }
+            )
+          }
+          // Opening and remembering that we opened happen together, so cleanup knows whether to close.
+          yield* Effect.uninterruptible(
+            instance.connection.notify("textDocument/didOpen", {
+              textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
+            }).pipe(Effect.zipRight(Ref.set(open, Option.some({ instance, key, uri: source.uri }))))
+          )
+          const params = {
+            textDocument: { uri: source.uri },
+            position: query.position,
+            ...(query.operation === "findReferences" ? { context: { includeDeclaration: true } } : {})
+          }
+          const raw = yield* instance.connection.request(methodOf[query.operation], params)
+          if (query.operation === "hover") {
+            return LspResult.hover(yield* normalizeHover(raw))
+          }
+          const locations = yield* normalizeLocations(raw, query.operation)
+          return LspResult.locations(locations, workspace.uri)
+        }).pipe(evictOnTransportFailure)
+      })
+
+    /** Closes the transiently opened document; after an interruption, first lets the cancel settle. */
+    const closeDocument = (open: Ref.Ref<Option.Option<OpenDocument>>, interrupted: boolean) =>
+      Effect.gen(function*() {
+        const document = yield* Ref.get(open)
+        if (Option.isNone(document)) return
+        const { instance, key, uri } = document.value
+        if (interrupted && !(yield* instance.connection.awaitCancelled)) {
+          // The server ignored the cancellation: it must not serve the next query with a stale document.
+          return yield* pool.evict(key, instance)
+        }
+        if (!(yield* instance.isAlive)) return
+        yield* instance.connection.notify("textDocument/didClose", { textDocument: { uri } }).pipe(
+          Effect.catchAll(() => pool.evict(key, instance))
+        )
+      })
+
+    const runQuery = (spec: ServerInstance.ServerSpec, query: LspQuery.LspProviderQuery) =>
+      Effect.gen(function*() {
+        const workspace = yield* resolveWorkspace(query.workspaceRoot)
+        const permit = yield* permitFor(workspace)
+        return yield* Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            yield* restore(permit.acquire)
+            const open = yield* Ref.make(Option.none<OpenDocument>())
+            const exit = yield* Effect.exit(restore(Effect.gen(function*() {
+              // The file is read when this query's turn comes, and before any server is started.
+              const source = yield* readSource(workspace, query.filePath, spec.config.maxDocumentBytes)
+              const once = attempt(spec, query, workspace, source, open)
+              return yield* Effect.catchIf(once, isTransportFailure, () => once)
+            })))
+            const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+            const cleanup = closeDocument(open, interrupted).pipe(Effect.ensuring(permit.release))
+            // An interrupted caller is released at once; the permit passes on only after the cleanup.
+            if (interrupted) yield* Effect.forkIn(cleanup, owner)
+            else yield* cleanup
+            return yield* exit
+          })
+        )
+      }).pipe(Effect.provide(platform))
+
+    return specs.map((spec) =>
+      LspProvider.make({
+        id: spec.providerId,
+        extensionToLanguage: spec.config.extensionToLanguage,
+        query: (query) => runQuery(spec, query)
+      })
+    )
+  })

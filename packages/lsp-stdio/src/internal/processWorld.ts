@@ -1,0 +1,47 @@
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Effect from "effect/Effect"
+import * as ProcessTree from "./processTree.js"
+
+/**
+ * Where servers run, as far as lifecycle is concerned. On the local machine lsp-seam tells servers its
+ * own pid (so they exit when it dies) and ends whole process groups; in any other world (a sandbox, a
+ * remote machine, the in-memory test executor) it can only use what the `CommandExecutor` offers.
+ */
+export interface ProcessWorld {
+  /** `initialize.processId`: the host's pid when servers share its process namespace, else null. */
+  readonly hostPid: number | null
+  /** Sends `signal` to the server and everything it started. */
+  readonly signalTree: (
+    pid: number,
+    signal: CommandExecutor.Signal,
+    kill: (signal: CommandExecutor.Signal) => Effect.Effect<void, unknown>
+  ) => Effect.Effect<void>
+  /** Waits up to `timeoutMs` until the server and everything it started are gone; false on timeout. */
+  readonly treeGone: (pid: number, exited: Effect.Effect<unknown>, timeoutMs: number) => Effect.Effect<boolean>
+}
+
+// Teardown runs in finalisers, which are uninterruptible: each wait must opt back in, or its timeout could
+// never stop it.
+const awaitExit = (exited: Effect.Effect<unknown>, timeoutMs: number) =>
+  Effect.interruptible(exited).pipe(
+    Effect.timeoutTo({ duration: timeoutMs, onSuccess: () => true, onTimeout: () => false })
+  )
+
+/** The local POSIX machine: servers are process-group leaders and the host can watch the whole group. */
+export const local: ProcessWorld = {
+  hostPid: process.pid,
+  signalTree: (pid, signal) => ProcessTree.signalGroup(pid, signal),
+  treeGone: (pid, exited, timeoutMs) =>
+    Effect.zipWith(awaitExit(exited, timeoutMs), ProcessTree.awaitGroupGone(pid, timeoutMs), (a, b) => a && b, {
+      concurrent: true
+    })
+}
+
+/** Any other world: signals go through the executor, and "gone" means the process reported its exit. */
+export const remote: ProcessWorld = {
+  hostPid: null,
+  // The executor's kill waits for the exit; do not let it block the escalation.
+  signalTree: (_pid, signal, kill) =>
+    kill(signal).pipe(Effect.ignore, Effect.interruptible, Effect.fork, Effect.asVoid),
+  treeGone: (_pid, exited, timeoutMs) => awaitExit(exited, timeoutMs)
+}

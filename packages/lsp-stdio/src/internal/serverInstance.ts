@@ -1,0 +1,258 @@
+/**
+ * One running language server for one workspace: the process, its JSON-RPC connection, the handshake,
+ * and the teardown that always ends the whole process tree.
+ */
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import { LspError } from "@lsp-seam/lsp"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../JsonRpc.js"
+import * as StderrTail from "../StderrTail.js"
+import type { ServerConfig } from "../StdioConfig.js"
+import type { ProcessWorld } from "./processWorld.js"
+import type { Workspace } from "./workspace.js"
+
+/** A configured server after validation: its provider id, resolved executable and child environment. */
+export interface ServerSpec {
+  readonly providerId: string
+  readonly executable: string
+  readonly env: Readonly<Record<string, string>>
+  readonly config: ServerConfig
+}
+
+/** A started, initialised server. Owned by the scope it was started in. */
+export interface ServerInstance {
+  readonly providerId: string
+  readonly workspace: Workspace
+  readonly pid: number
+  readonly connection: JsonRpc.Connection
+  readonly capabilities: ServerCapabilities
+  /** Resolves once the process has exited. */
+  readonly exited: Effect.Effect<void>
+  readonly isAlive: Effect.Effect<boolean>
+}
+
+/** The part of the server's capabilities lsp-seam reads; everything else is kept but unchecked. */
+export const ServerCapabilities = Schema.Struct({
+  positionEncoding: Schema.optional(Schema.Unknown),
+  textDocumentSync: Schema.optional(Schema.Unknown),
+  definitionProvider: Schema.optional(Schema.Unknown),
+  referencesProvider: Schema.optional(Schema.Unknown),
+  implementationProvider: Schema.optional(Schema.Unknown),
+  hoverProvider: Schema.optional(Schema.Unknown)
+})
+
+export type ServerCapabilities = typeof ServerCapabilities.Type
+
+const InitializeResult = Schema.Struct({ capabilities: ServerCapabilities })
+
+/** What we tell servers we can do: exactly what lsp-seam uses, nothing dynamic. */
+export const clientCapabilities = {
+  general: { positionEncodings: ["utf-16"] },
+  window: { workDoneProgress: true },
+  workspace: { workspaceFolders: true, configuration: true },
+  textDocument: {
+    synchronization: { dynamicRegistration: false },
+    hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
+    definition: { dynamicRegistration: false, linkSupport: true },
+    implementation: { dynamicRegistration: false, linkSupport: true },
+    references: { dynamicRegistration: false }
+  }
+} as const
+
+const describeExit = (providerId: string, exit: ExitInfo, stderr: string): LspError.LspError => {
+  const how = exit.signal !== undefined ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+  const tail = stderr.length === 0 ? "It wrote nothing to stderr." : `Its last output on stderr:\n${stderr}`
+  return LspError.serverExited(`The "${providerId}" language server ${how}. ${tail}`, {
+    providerId,
+    ...(exit.code === undefined ? {} : { exitCode: exit.code }),
+    ...(exit.signal === undefined ? {} : { signal: exit.signal }),
+    stderr
+  })
+}
+
+interface ExitInfo {
+  readonly code?: number
+  readonly signal?: string
+}
+
+/**
+ * Spawns and initialises a server in the current scope. Closing the scope tears it down: `shutdown` and
+ * `exit` within `shutdownTimeoutMs`, then SIGTERM to the process tree, SIGKILL after `killGraceMs`, and
+ * a bounded wait until the tree is gone. Any failure here leaves nothing running.
+ */
+export const start = (
+  spec: ServerSpec,
+  workspace: Workspace,
+  world: ProcessWorld,
+  hooks: { readonly onNotification?: (method: string, params: unknown) => Effect.Effect<void> } = {}
+): Effect.Effect<ServerInstance, LspError.LspError, Scope.Scope | CommandExecutor.CommandExecutor> =>
+  Effect.gen(function*() {
+    const { config, providerId } = spec
+    const command = Command.make(spec.executable, ...config.args).pipe(
+      Command.workingDirectory(workspace.path),
+      Command.env(spec.env, { extendEnv: false })
+    )
+    const child = yield* Command.start(command).pipe(
+      Effect.mapError((error) =>
+        LspError.serverStartFailed(`Could not start the "${providerId}" language server: ${error.message}`, {
+          providerId,
+          executable: spec.executable
+        })
+      )
+    )
+    const stderr = yield* StderrTail.make(config.maxStderrBytes)
+    yield* child.stderr.pipe(Stream.runForEach(stderr.append), Effect.ignore, Effect.forkScoped)
+
+    const exitInfo = yield* Deferred.make<ExitInfo>()
+    yield* child.exitCode.pipe(
+      Effect.match({
+        onSuccess: (code): ExitInfo => ({ code }),
+        onFailure: (error): ExitInfo => ({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "a signal" })
+      }),
+      Effect.flatMap((info) => Deferred.succeed(exitInfo, info)),
+      Effect.forkScoped
+    )
+    const exitError = Effect.flatMap(
+      Deferred.await(exitInfo),
+      (info) => Effect.map(stderr.text, (text) => describeExit(providerId, info, text))
+    )
+
+    // stdin is fed from a queue so it stays open between messages; shutting the queue down closes it.
+    const stdin = yield* Queue.unbounded<Uint8Array>()
+    const stdinClosed = yield* Deferred.make<void>()
+    const transport: JsonRpc.Transport = {
+      input: child.stdout.pipe(
+        Stream.mapError((error) =>
+          LspError.transportFailed(`Reading from the "${providerId}" server failed: ${error.message}`)
+        )
+      ),
+      write: (bytes) =>
+        Queue.offer(stdin, bytes).pipe(
+          Effect.flatMap((accepted) =>
+            accepted ? Effect.void : LspError.transportFailed(`The "${providerId}" server's input is closed.`)
+          )
+        )
+    }
+    const connection = yield* JsonRpc.make(transport, {
+      maxMessageBytes: config.maxMessageBytes,
+      configuration: config.configuration,
+      cancelGrace: config.killGraceMs,
+      ...(hooks.onNotification === undefined ? {} : { onNotification: hooks.onNotification }),
+      // The process usually exits right after closing its output; give it a moment to report how.
+      describeEnd: exitError.pipe(
+        Effect.timeoutTo({
+          duration: config.killGraceMs,
+          onSuccess: (error) => error,
+          onTimeout: () => LspError.transportFailed(`The "${providerId}" server closed its output but kept running.`)
+        })
+      )
+    })
+    yield* Stream.fromQueue(stdin).pipe(
+      Stream.run(child.stdin),
+      Effect.catchAll((error) =>
+        connection.fail(
+          LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
+        )
+      ),
+      Effect.ensuring(Deferred.succeed(stdinClosed, undefined)),
+      Effect.forkScoped
+    )
+    yield* Deferred.await(exitInfo).pipe(
+      Effect.zipRight(exitError),
+      Effect.flatMap(connection.fail),
+      Effect.forkScoped
+    )
+
+    // Runs before the platform's own finaliser (added earlier), which would wait forever on a process that
+    // ignores SIGTERM.
+    yield* Effect.addFinalizer(() =>
+      teardown({
+        providerId,
+        config,
+        world,
+        pid: child.pid,
+        connection,
+        exited: Deferred.await(exitInfo),
+        closeStdin: Queue.shutdown(stdin).pipe(Effect.zipRight(Deferred.await(stdinClosed))),
+        kill: child.kill
+      })
+    )
+
+    const initialized = yield* connection.request("initialize", {
+      processId: world.hostPid,
+      clientInfo: { name: "lsp-seam" },
+      rootUri: workspace.uri,
+      rootPath: workspace.path,
+      workspaceFolders: [{ uri: workspace.uri, name: workspace.path.split(/[\\/]/).pop() || workspace.path }],
+      initializationOptions: config.initializationOptions,
+      capabilities: clientCapabilities
+    })
+    const decoded = Schema.decodeUnknownEither(InitializeResult)(Option.getOrUndefined(initialized))
+    if (Either.isLeft(decoded)) {
+      return yield* LspError.protocolError(
+        `The "${providerId}" server answered initialize without a valid capabilities object.`,
+        { providerId, reason: "initialize" }
+      )
+    }
+    const capabilities = decoded.right.capabilities
+    const encoding = capabilities.positionEncoding
+    if (encoding !== undefined && encoding !== "utf-16") {
+      return yield* LspError.protocolError(
+        `The "${providerId}" server chose position encoding ${JSON.stringify(encoding)}; lsp-seam only speaks ` +
+          "UTF-16 positions.",
+        { providerId, reason: "positionEncoding", positionEncoding: encoding }
+      )
+    }
+    // Some servers (gopls among them) reject `initialized` without params.
+    yield* connection.notify("initialized", {})
+
+    return {
+      providerId,
+      workspace,
+      pid: child.pid,
+      connection,
+      capabilities,
+      exited: Effect.asVoid(Deferred.await(exitInfo)),
+      isAlive: Effect.zipWith(Deferred.isDone(exitInfo), connection.isOpen, (exited, open) => !exited && open)
+    }
+  })
+
+interface TeardownInput {
+  readonly providerId: string
+  readonly config: ServerConfig
+  readonly world: ProcessWorld
+  readonly pid: number
+  readonly connection: JsonRpc.Connection
+  readonly exited: Effect.Effect<ExitInfo>
+  readonly closeStdin: Effect.Effect<void>
+  readonly kill: (signal: CommandExecutor.Signal) => Effect.Effect<void, unknown>
+}
+
+/** Polite first, then forceful; every wait bounded, so teardown never hangs. */
+const teardown = (input: TeardownInput): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const { config, connection, world } = input
+    const graceful = Effect.gen(function*() {
+      if (yield* connection.isOpen) {
+        yield* Effect.ignore(connection.request("shutdown", null))
+        yield* Effect.ignore(connection.notify("exit"))
+      }
+      yield* input.closeStdin
+      yield* input.exited
+    })
+    yield* graceful.pipe(Effect.interruptible, Effect.timeoutOption(config.shutdownTimeoutMs))
+    yield* connection.fail(LspError.disposed(`The "${input.providerId}" server has been shut down.`))
+    if (yield* world.treeGone(input.pid, input.exited, 0)) return
+    yield* world.signalTree(input.pid, "SIGTERM", input.kill)
+    if (yield* world.treeGone(input.pid, input.exited, config.killGraceMs)) return
+    yield* world.signalTree(input.pid, "SIGKILL", input.kill)
+    yield* world.treeGone(input.pid, input.exited, config.killGraceMs)
+  })

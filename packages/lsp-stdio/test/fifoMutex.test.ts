@@ -1,0 +1,82 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Ref, TestClock } from "effect"
+import * as FifoMutex from "../src/internal/fifoMutex.js"
+
+describe("FifoMutex", () => {
+  it.effect("hands the permit over strictly in arrival order", () =>
+    Effect.gen(function*() {
+      const mutex = yield* FifoMutex.make
+      const order = yield* Ref.make<ReadonlyArray<number>>([])
+      yield* mutex.acquire
+      const fibers = []
+      for (let i = 0; i < 50; i++) {
+        fibers.push(yield* Effect.fork(mutex.withPermit(Ref.update(order, (o) => [...o, i]))))
+        // Let each fiber reach the queue before the next one starts.
+        yield* Effect.yieldNow()
+      }
+      assert.strictEqual(yield* mutex.waiting, 50)
+      yield* mutex.release
+      yield* Fiber.joinAll(fibers)
+      assert.deepStrictEqual(yield* Ref.get(order), Array.from({ length: 50 }, (_, i) => i))
+    }))
+
+  it.effect("a late arrival cannot overtake queued waiters at hand-over time", () =>
+    Effect.gen(function*() {
+      const mutex = yield* FifoMutex.make
+      const order = yield* Ref.make<ReadonlyArray<string>>([])
+      yield* mutex.acquire
+      const first = yield* Effect.fork(mutex.withPermit(Ref.update(order, (o) => [...o, "first"])))
+      yield* Effect.yieldNow()
+      // Release and immediately race a newcomer against the queued waiter.
+      yield* mutex.release
+      const late = yield* Effect.fork(mutex.withPermit(Ref.update(order, (o) => [...o, "late"])))
+      yield* Fiber.joinAll([first, late])
+      assert.deepStrictEqual(yield* Ref.get(order), ["first", "late"])
+    }))
+
+  it.effect("a waiter interrupted while queued leaves without disturbing the others", () =>
+    Effect.gen(function*() {
+      const mutex = yield* FifoMutex.make
+      const order = yield* Ref.make<ReadonlyArray<string>>([])
+      yield* mutex.acquire
+      const a = yield* Effect.fork(mutex.withPermit(Ref.update(order, (o) => [...o, "a"])))
+      yield* Effect.yieldNow()
+      const b = yield* Effect.fork(mutex.withPermit(Ref.update(order, (o) => [...o, "b"])))
+      yield* Effect.yieldNow()
+      const c = yield* Effect.fork(mutex.withPermit(Ref.update(order, (o) => [...o, "c"])))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(b)
+      assert.strictEqual(yield* mutex.waiting, 2)
+      yield* mutex.release
+      yield* Fiber.joinAll([a, c])
+      assert.deepStrictEqual(yield* Ref.get(order), ["a", "c"])
+      // The permit is free again.
+      yield* mutex.withPermit(Effect.void)
+    }))
+
+  it.effect("a waiter timed out by the clock leaves the queue; the holder's release still reaches the next", () =>
+    Effect.gen(function*() {
+      const mutex = yield* FifoMutex.make
+      yield* mutex.acquire
+      const impatient = yield* Effect.fork(
+        mutex.withPermit(Effect.void).pipe(Effect.timeout("1 second"), Effect.either)
+      )
+      yield* Effect.yieldNow()
+      const patient = yield* Effect.fork(mutex.withPermit(Effect.succeed("done")))
+      yield* TestClock.adjust("1 second")
+      assert.isTrue((yield* Fiber.join(impatient))._tag === "Left")
+      yield* mutex.release
+      assert.strictEqual(yield* Fiber.join(patient), "done")
+      assert.strictEqual(yield* mutex.waiting, 0)
+    }))
+
+  it.effect("the permit is released when the holder fails or is interrupted", () =>
+    Effect.gen(function*() {
+      const mutex = yield* FifoMutex.make
+      yield* Effect.either(mutex.withPermit(Effect.fail("boom")))
+      const holder = yield* Effect.fork(mutex.withPermit(Effect.never))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(holder)
+      assert.strictEqual(yield* mutex.withPermit(Effect.succeed(1)), 1)
+    }))
+})
