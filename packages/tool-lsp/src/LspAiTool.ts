@@ -1,0 +1,96 @@
+/**
+ * The `lsp` tool for `@effect/ai`: a `Tool`, a one-tool `Toolkit`, and the handler Layer. An agent built on
+ * `@effect/ai` adds LSP navigation by merging `layer()` (plus an `LspService` provider and an `LspSession`)
+ * and passing `LspToolkit` to `LanguageModel.generateText`. `McpServer.toolkit(LspToolkit)` serves the same
+ * tool over MCP.
+ *
+ * @since 0.1.0
+ */
+import * as Tool from "@effect/ai/Tool"
+import * as Toolkit from "@effect/ai/Toolkit"
+import { LspError, type LspService } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { LspSession } from "./LspSession.js"
+import * as LspToolConfig from "./LspToolConfig.js"
+import * as LspToolHandler from "./LspToolHandler.js"
+import * as LspToolInput from "./LspToolInput.js"
+import * as LspToolOutput from "./LspToolOutput.js"
+
+/**
+ * The success schema of `LspTool`. Its type is the canonical `LspToolOutput` (what a program gets as the
+ * handler result); its encoded form — what `@effect/ai` sends back to the model — is only the rendered,
+ * capped text, so the uncapped result never reaches the model. One-way: text cannot be decoded back.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LspToolOutputAsText = Schema.transformOrFail(Schema.String, LspToolOutput.LspToolOutput, {
+  strict: true,
+  decode: (text, _options, ast) =>
+    ParseResult.fail(
+      new ParseResult.Forbidden(ast, text, "Rendered lsp text cannot be decoded back into the canonical result.")
+    ),
+  encode: (output) => ParseResult.succeed(output.text)
+})
+
+/**
+ * The parameters as the toolkit decodes them: every argument accepted as is, so that validation happens in
+ * the handler and a bad argument reaches the model as a coded `LSP_INVALID_ARGUMENTS` result instead of a
+ * toolkit decoding failure. The JSON Schema the model sees is still the strict one, `LspToolInput.jsonSchema`.
+ */
+const Parameters = Schema.Struct({
+  operation: Schema.Unknown,
+  file_path: Schema.Unknown,
+  line: Schema.Unknown,
+  character: Schema.Unknown
+}).annotations({ jsonSchema: LspToolInput.jsonSchema })
+
+/**
+ * The `lsp` tool. Failures are `LspError`s in `"return"` mode: the handler's coded error becomes the tool
+ * result the model reads (`{ _tag: "LspError", code, message }`, marked as a failure) instead of failing the
+ * whole generation. Annotated read-only, non-destructive, idempotent and closed-world.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const LspTool = Tool.make(LspToolInput.name, {
+  description: LspToolInput.description,
+  success: LspToolOutputAsText,
+  failure: LspError.LspError,
+  failureMode: "return"
+})
+  .setParameters(Parameters)
+  .annotate(Tool.Title, "Language server navigation")
+  .annotate(Tool.Readonly, true)
+  .annotate(Tool.Destructive, false)
+  .annotate(Tool.Idempotent, true)
+  .annotate(Tool.OpenWorld, false)
+
+/**
+ * A toolkit with the one `lsp` tool.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const LspToolkit = Toolkit.make(LspTool)
+
+/**
+ * The handler Layer. It captures the `LspService` and the `LspSession` when built, so build one per session
+ * (or per working directory). Fails to build with `LSP_INVALID_CONFIG` on an invalid configuration.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config?: LspToolConfig.LspToolConfigInput
+): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError, LspService.LspService | LspSession> =>
+  LspToolkit.toLayer(Effect.gen(function*() {
+    const resolved = yield* LspToolConfig.make(config)
+    const context = yield* Effect.context<LspService.LspService | LspSession>()
+    return LspToolkit.of({
+      lsp: (params) => LspToolHandler.run(params, resolved).pipe(Effect.provide(context))
+    })
+  }))

@@ -1,0 +1,121 @@
+/**
+ * A Promise facade over the `lsp` tool for code that does not use Effect. It owns a `ManagedRuntime` built
+ * from the provider Layer you give it.
+ *
+ * ```ts
+ * const client = makeClient(providerLayer, { workingDirectory: "/repo" })
+ * const { text } = await client.query({ operation: "hover", file_path: "src/a.ts", line: 3, character: 7 })
+ * await client.close()
+ * ```
+ *
+ * Settled promises:
+ * - success → the `LspToolOutput`;
+ * - any coded failure (invalid arguments, no workspace, timeout, provider errors, a Layer that fails to
+ *   build) → rejects with the `LspError` itself (`error.code`, `error.message`);
+ * - `signal` aborted → the query is interrupted (down to the provider) and the promise rejects with
+ *   `signal.reason` — a `DOMException` named `AbortError` unless the caller chose a reason — the same
+ *   convention as `fetch`;
+ * - `close()` → queries in flight are interrupted and reject with `LSP_DISPOSED`, as do later queries.
+ *
+ * @since 0.1.0
+ */
+import { LspError, type LspService } from "@lsp-seam/lsp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as LspSession from "./LspSession.js"
+import * as LspToolConfig from "./LspToolConfig.js"
+import * as LspToolHandler from "./LspToolHandler.js"
+import type { LspToolOutput } from "./LspToolOutput.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LspClientOptions {
+  /** Default working directory (workspace root) of every query. */
+  readonly workingDirectory?: string | undefined
+  /** Tool configuration; defaults apply to missing keys. */
+  readonly tool?: LspToolConfig.LspToolConfigInput | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LspQueryOptions {
+  /** Aborting interrupts the query; the promise rejects with `signal.reason`. */
+  readonly signal?: AbortSignal | undefined
+  /** Overrides the client's working directory for this query. */
+  readonly workingDirectory?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LspClient {
+  /** Runs one `lsp` call with raw arguments, exactly as a model would send them. */
+  readonly query: (args: unknown, options?: LspQueryOptions) => Promise<LspToolOutput>
+  /** Interrupts queries in flight and releases the runtime (stopping providers). Idempotent. */
+  readonly close: () => Promise<void>
+}
+
+const disposed = () => LspError.disposed("The lsp client has been closed.")
+
+/**
+ * Makes a client. Throws `LSP_INVALID_CONFIG` at once when `options.tool` is invalid; the Layer is built on
+ * the first query, and a Layer failure rejects that query.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeClient = (
+  layer: Layer.Layer<LspService.LspService, LspError.LspError>,
+  options?: LspClientOptions
+): LspClient => {
+  const config = Either.getOrThrowWith(LspToolConfig.decode(options?.tool), (error) => error)
+  const runtime = ManagedRuntime.make(layer)
+  const inFlight = new Set<Fiber.RuntimeFiber<LspToolOutput, LspError.LspError>>()
+  let closing: Promise<void> | undefined
+
+  const query = (args: unknown, queryOptions?: LspQueryOptions): Promise<LspToolOutput> => {
+    if (closing !== undefined) return Promise.reject(disposed())
+    const signal = queryOptions?.signal
+    if (signal?.aborted === true) return Promise.reject(signal.reason)
+    const session = LspSession.make(queryOptions?.workingDirectory ?? options?.workingDirectory)
+    const program = LspToolHandler.run(args, config).pipe(Effect.provideService(LspSession.LspSession, session))
+    return new Promise<LspToolOutput>((resolve, reject) => {
+      const fiber = runtime.runFork(program)
+      inFlight.add(fiber)
+      const onAbort = () => fiber.unsafeInterruptAsFork(fiber.id())
+      signal?.addEventListener("abort", onAbort, { once: true })
+      fiber.addObserver((exit) => {
+        inFlight.delete(fiber)
+        signal?.removeEventListener("abort", onAbort)
+        if (Exit.isSuccess(exit)) return resolve(exit.value)
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) return reject(failure.value)
+        if (Cause.isInterruptedOnly(exit.cause)) {
+          return reject(signal?.aborted === true ? signal.reason : disposed())
+        }
+        reject(Cause.squash(exit.cause))
+      })
+    })
+  }
+
+  const close = (): Promise<void> => {
+    if (closing === undefined) {
+      const fibers = [...inFlight]
+      closing = Effect.runPromise(Fiber.interruptAll(fibers)).then(() => runtime.dispose())
+    }
+    return closing
+  }
+
+  return { query, close }
+}

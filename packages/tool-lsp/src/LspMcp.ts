@@ -1,0 +1,106 @@
+/**
+ * The `lsp` tool on an `@effect/ai` `McpServer`, with MCP-native results: the rendered text as plain text
+ * content, and a coded failure as `isError: true` with `error[CODE]: message`. The tool definition (name,
+ * description, input JSON Schema, annotations) is `LspAiTool.LspTool`'s.
+ *
+ * `McpServer.toolkit(LspAiTool.LspToolkit)` with `LspAiTool.layer()` also works, but `@effect/ai` then
+ * sends each result as JSON (`"a.ts:1:1\nb.ts:2:2"` quoted and escaped) and, because the tool returns its
+ * failures as results, reports them with `isError: false`. This module avoids both.
+ *
+ * The canonical result is deliberately not sent as `structuredContent`: some clients hand structured
+ * content to the model, and it is never capped.
+ *
+ * @since 0.1.0
+ */
+import * as McpSchema from "@effect/ai/McpSchema"
+import * as McpServer from "@effect/ai/McpServer"
+import * as Tool from "@effect/ai/Tool"
+import type { LspError, LspService } from "@lsp-seam/lsp"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { LspTool } from "./LspAiTool.js"
+import type { LspSession } from "./LspSession.js"
+import * as LspToolConfig from "./LspToolConfig.js"
+import * as LspToolHandler from "./LspToolHandler.js"
+
+/**
+ * The MCP tool definition, derived from `LspAiTool.LspTool`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const tool: McpSchema.Tool = new McpSchema.Tool({
+  name: LspTool.name,
+  description: Tool.getDescription(LspTool),
+  inputSchema: Tool.getJsonSchema(LspTool),
+  annotations: new McpSchema.ToolAnnotations({
+    ...Option.match(Context.getOption(LspTool.annotations, Tool.Title), {
+      onNone: () => ({}),
+      onSome: (title) => ({ title })
+    }),
+    readOnlyHint: Context.get(LspTool.annotations, Tool.Readonly),
+    destructiveHint: Context.get(LspTool.annotations, Tool.Destructive),
+    idempotentHint: Context.get(LspTool.annotations, Tool.Idempotent),
+    openWorldHint: Context.get(LspTool.annotations, Tool.OpenWorld)
+  })
+})
+
+/**
+ * The MCP result for a failure: `error[CODE]: message`, flagged as an error.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const errorResult = (error: LspError.LspError): McpSchema.CallToolResult =>
+  new McpSchema.CallToolResult({
+    isError: true,
+    content: [{ type: "text", text: `error[${error.code}]: ${error.message}` }]
+  })
+
+/**
+ * The MCP result for a success: the rendered text.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const textResult = (text: string): McpSchema.CallToolResult =>
+  new McpSchema.CallToolResult({ isError: false, content: [{ type: "text", text }] })
+
+/**
+ * Adds the `lsp` tool to the `McpServer` in context. The `LspService` and `LspSession` are captured now;
+ * a cancelled MCP request interrupts the query down to the provider.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const register = (
+  config?: LspToolConfig.LspToolConfigInput
+): Effect.Effect<void, LspError.LspError, McpServer.McpServer | LspService.LspService | LspSession> =>
+  Effect.gen(function*() {
+    const server = yield* McpServer.McpServer
+    const resolved = yield* LspToolConfig.make(config)
+    const context = yield* Effect.context<LspService.LspService | LspSession>()
+    yield* server.addTool({
+      tool,
+      handle: (payload: unknown) =>
+        LspToolHandler.run(payload, resolved).pipe(
+          Effect.provide(context),
+          Effect.match({ onFailure: errorResult, onSuccess: (output) => textResult(output.text) })
+        )
+    })
+  })
+
+/**
+ * `register` as a Layer, providing `McpServer.layer` (shared with `McpServer.layerStdio`/`layerHttp` in the
+ * same build). For the CLI:
+ * `LspMcp.layer().pipe(Layer.provide(McpServer.layerStdio(...)), Layer.provide(provider), Layer.provide(session))`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config?: LspToolConfig.LspToolConfigInput
+): Layer.Layer<never, LspError.LspError, LspService.LspService | LspSession> =>
+  Layer.effectDiscard(register(config)).pipe(Layer.provide(McpServer.McpServer.layer))

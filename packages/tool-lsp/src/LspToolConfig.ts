@@ -1,0 +1,87 @@
+/**
+ * Operator settings of the `lsp` tool. None of them is model input.
+ *
+ * @since 0.1.0
+ */
+import { LspError } from "@lsp-seam/lsp"
+import type * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+const Positive = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+
+/**
+ * The largest delay a JavaScript timer accepts (2^31 − 1 ms, about 24.8 days).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxTimeoutMs = 2_147_483_647
+
+/**
+ * - `maxLocations` (default 100): locations rendered before the omission line.
+ * - `maxResultChars` (default 16 000): length cap of the whole rendered text, truncation notice included.
+ * - `timeoutMs` (default 60 000, integer 1..2 147 483 647): budget of one query, covering queueing, opening,
+ *   the request and closing; enforced by interruption.
+ *
+ * Unknown keys are rejected so a misspelt setting does not silently fall back to its default.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LspToolConfig = Schema.Struct({
+  maxLocations: Schema.optionalWith(Positive, { default: () => 100 }),
+  maxResultChars: Schema.optionalWith(Positive, { default: () => 16_000 }),
+  timeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, maxTimeoutMs)), { default: () => 60_000 })
+})
+
+/**
+ * A complete, valid configuration.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LspToolConfig = typeof LspToolConfig.Type
+
+/**
+ * What callers may pass: every key optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LspToolConfigInput = typeof LspToolConfig.Encoded
+
+const decodeEither = Schema.decodeUnknownEither(LspToolConfig, { onExcessProperty: "error", errors: "all" })
+
+/**
+ * Validates a configuration and fills in defaults; `undefined` means all defaults. Fails with
+ * `LSP_INVALID_CONFIG`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decode = (input?: unknown): Either.Either<LspToolConfig, LspError.LspError> =>
+  decodeEither(input === undefined ? {} : input).pipe(
+    Either.mapLeft((error) =>
+      LspError.invalidConfig(
+        `Invalid lsp tool configuration: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+      )
+    )
+  )
+
+/**
+ * `decode` as an Effect.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (input?: LspToolConfigInput): Effect.Effect<LspToolConfig, LspError.LspError> => decode(input)
+
+/**
+ * The default configuration.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults: LspToolConfig = Either.getOrThrow(decode())

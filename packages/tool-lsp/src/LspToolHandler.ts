@@ -1,0 +1,69 @@
+/**
+ * One `lsp` call, independent of any agent framework: validate the arguments, take the workspace from the
+ * session, run the seam query within the time budget, render. The adapters (`LspAiTool`, `LspClient`) are
+ * thin wrappers around `run`.
+ *
+ * @since 0.1.0
+ */
+import { LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { LspSession } from "./LspSession.js"
+import * as LspToolConfig from "./LspToolConfig.js"
+import * as LspToolInput from "./LspToolInput.js"
+import * as LspToolOutput from "./LspToolOutput.js"
+import * as LspToolRender from "./LspToolRender.js"
+
+const workspaceRequired = () =>
+  LspError.workspaceRequired(
+    "The lsp tool needs a workspace, but this session has no working directory. Use search/read instead, " +
+      "or run the session inside a project directory."
+  )
+
+const timedOut = (timeoutMs: number) =>
+  LspError.timeout(
+    `The language server did not answer within ${timeoutMs} ms, so the query was cancelled. The server may ` +
+      "still be starting or indexing: retry later, or use search/read instead.",
+    { timeoutMs }
+  )
+
+/**
+ * Runs the seam query for a request within `timeoutMs`. When the budget elapses the query is interrupted
+ * (the interruption reaches the provider before this fails) and the call fails with `LSP_TIMEOUT`.
+ *
+ * @since 0.1.0
+ * @category execution
+ */
+export const budgetedQuery = (
+  request: LspQuery.LspQueryRequest,
+  timeoutMs: number
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, LspService.LspService> =>
+  LspService.query(request).pipe(
+    Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => timedOut(timeoutMs) })
+  )
+
+/**
+ * Handles one call with raw (unvalidated) arguments. Argument errors (`LSP_INVALID_ARGUMENTS`) come first,
+ * then a missing workspace (`LSP_WORKSPACE_REQUIRED`), both before any query; seam and provider errors pass
+ * through unchanged; an exhausted budget is `LSP_TIMEOUT`.
+ *
+ * @since 0.1.0
+ * @category execution
+ */
+export const run: (
+  args: unknown,
+  config?: LspToolConfig.LspToolConfig
+) => Effect.Effect<LspToolOutput.LspToolOutput, LspError.LspError, LspService.LspService | LspSession> = Effect.fn(
+  "LspToolHandler.run"
+)(function*(args: unknown, config: LspToolConfig.LspToolConfig = LspToolConfig.defaults) {
+  const input = yield* LspToolInput.validate(args)
+  yield* Effect.annotateCurrentSpan({ operation: input.operation, filePath: input.file_path })
+  const session = yield* LspSession
+  const workspaceRoot = yield* Option.match(session.workingDirectory, {
+    onNone: () => Effect.fail(workspaceRequired()),
+    onSome: Effect.succeed
+  })
+  const result = yield* budgetedQuery(LspToolInput.toQueryRequest(input, workspaceRoot), config.timeoutMs)
+  return LspToolOutput.make(result, LspToolRender.render(result, config))
+})

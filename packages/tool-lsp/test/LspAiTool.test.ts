@@ -1,0 +1,199 @@
+import * as McpSchema from "@effect/ai/McpSchema"
+import * as McpServer from "@effect/ai/McpServer"
+import * as Tool from "@effect/ai/Tool"
+import { assert, describe, it } from "@effect/vitest"
+import { LspError, LspResult, LspService } from "@lsp-seam/lsp"
+import * as Testing from "@lsp-seam/lsp/testing"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import * as LspAiTool from "../src/LspAiTool.js"
+import * as LspMcp from "../src/LspMcp.js"
+import * as LspSession from "../src/LspSession.js"
+import * as LspToolInput from "../src/LspToolInput.js"
+import * as LspToolOutput from "../src/LspToolOutput.js"
+
+const args = { operation: "goToDefinition", file_path: "src/a.ts", line: 3, character: 7 }
+
+const result = LspResult.locations([
+  { uri: "file:///w/src/b.ts", range: { start: { line: 9, character: 2 }, end: { line: 9, character: 5 } } }
+], "file:///w")
+
+const fakeProvider = (script: Testing.FakeScript) =>
+  Layer.scoped(
+    FakeProvider,
+    Testing.registerFakeProvider({ id: "ts", extensionToLanguage: { ts: "typescript" }, script })
+  )
+
+class FakeProvider extends Context.Tag("test/FakeProvider")<FakeProvider, Testing.FakeProvider>() {}
+
+const environment = (script: Testing.FakeScript, session = LspSession.layer("/w")) =>
+  Layer.mergeAll(fakeProvider(script), session).pipe(Layer.provideMerge(LspService.layer))
+
+describe("LspAiTool.LspTool", () => {
+  it("is named lsp, described, and annotated read-only, non-destructive, idempotent and closed-world", () => {
+    const tool = LspAiTool.LspTool
+    assert.strictEqual(tool.name, "lsp")
+    assert.strictEqual(Tool.getDescription(tool), LspToolInput.description)
+    assert.strictEqual(tool.failureMode, "return")
+    assert.isTrue(Context.get(tool.annotations, Tool.Readonly))
+    assert.isFalse(Context.get(tool.annotations, Tool.Destructive))
+    assert.isTrue(Context.get(tool.annotations, Tool.Idempotent))
+    assert.isFalse(Context.get(tool.annotations, Tool.OpenWorld))
+    assert.deepStrictEqual(Context.getOption(tool.annotations, Tool.Title), Option.some("Language server navigation"))
+  })
+
+  it("exposes exactly our generated JSON Schema", () => {
+    assert.deepStrictEqual(Tool.getJsonSchema(LspAiTool.LspTool), LspToolInput.jsonSchema)
+  })
+
+  it.effect("encodes a success as the rendered text only, and refuses to decode it", () =>
+    Effect.gen(function*() {
+      const output = LspToolOutput.make(result, "src/b.ts:10:3")
+      assert.strictEqual(yield* Effect.orDie(Schema.encode(LspAiTool.LspToolOutputAsText)(output)), "src/b.ts:10:3")
+      const decoded = yield* Effect.either(Schema.decode(LspAiTool.LspToolOutputAsText)("src/b.ts:10:3"))
+      assert.isTrue(decoded._tag === "Left")
+    }))
+})
+
+describe("LspAiTool.LspToolkit", () => {
+  it.scoped("handles a call through the real handler layer", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      const handled = yield* toolkit.handle("lsp", args)
+      assert.isFalse(handled.isFailure)
+      assert.deepStrictEqual(handled.result, { result, text: "src/b.ts:10:3" })
+      assert.strictEqual(handled.encodedResult, "src/b.ts:10:3")
+      const provider = yield* FakeProvider
+      assert.deepStrictEqual((yield* provider.queries)[0]?.position, { line: 2, character: 6 })
+    }).pipe(Effect.provide(LspAiTool.layer().pipe(Layer.provideMerge(environment([Testing.succeed(result)]))))))
+
+  it.scoped("returns a coded error as the tool result the model reads", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      const handled = yield* toolkit.handle("lsp", { ...args, line: 0 })
+      assert.isTrue(handled.isFailure)
+      assert.isTrue(LspError.isLspError(handled.result))
+      assert.deepStrictEqual(handled.encodedResult, {
+        _tag: "LspError",
+        code: "LSP_INVALID_ARGUMENTS",
+        message: "Invalid \"line\" (got 0): give the symbol's line as an integer counted from 1 (the first line is 1).",
+        detail: { argument: "line" }
+      })
+    }).pipe(Effect.provide(LspAiTool.layer().pipe(Layer.provideMerge(environment([Testing.succeed(result)]))))))
+
+  it.scoped("passes arguments of any shape to the handler, so even a missing one gets a coded answer", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      // What the toolkit's lenient decoding makes of `{ "operation": "hover" }` from a model.
+      const handled = yield* toolkit.handle("lsp", {
+        operation: "hover",
+        file_path: undefined,
+        line: undefined,
+        character: undefined
+      })
+      assert.isTrue(handled.isFailure)
+      assert.isTrue(LspError.isLspError(handled.result))
+      assert.strictEqual(
+        LspError.isLspError(handled.result) && handled.result.message,
+        `Missing "file_path": give the path of the file containing the symbol, relative to the workspace root or absolute.`
+      )
+    }).pipe(Effect.provide(LspAiTool.layer().pipe(Layer.provideMerge(environment([Testing.succeed(result)]))))))
+
+  it.scoped("reports a missing workspace", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      const handled = yield* toolkit.handle("lsp", args)
+      assert.isTrue(handled.isFailure)
+      assert.isTrue(LspError.isLspError(handled.result) && handled.result.code === "LSP_WORKSPACE_REQUIRED")
+    }).pipe(
+      Effect.provide(
+        LspAiTool.layer().pipe(
+          Layer.provideMerge(environment([Testing.succeed(result)], LspSession.layerWithoutWorkspace))
+        )
+      )
+    ))
+
+  it.scoped("applies the configured budget", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      const fiber = yield* Effect.fork(toolkit.handle("lsp", args))
+      yield* TestClock.adjust(999)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust(1)
+      const handled = yield* Fiber.join(fiber)
+      assert.isTrue(LspError.isLspError(handled.result) && handled.result.code === "LSP_TIMEOUT")
+      assert.strictEqual(yield* (yield* FakeProvider).interruptions, 1)
+    }).pipe(
+      Effect.provide(LspAiTool.layer({ timeoutMs: 1000 }).pipe(Layer.provideMerge(environment([Testing.never]))))
+    ))
+
+  it.effect("fails to build on an invalid configuration", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Layer.build(LspAiTool.layer({ timeoutMs: 0 })).pipe(Effect.scoped))
+      assert.strictEqual(error.code, "LSP_INVALID_CONFIG")
+    }).pipe(Effect.provide(environment([Testing.never]))))
+})
+
+const mcpClient = Layer.succeed(McpSchema.McpServerClient, {
+  clientId: 0,
+  getClient: Effect.dieMessage("not used by these tests")
+})
+
+describe("MCP", () => {
+  it.scoped("McpServer.toolkit(LspToolkit) builds with the handler layer and serves the tool", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.McpServer
+      assert.deepStrictEqual(server.tools.map((tool) => tool.name), ["lsp"])
+      const [listed] = server.tools
+      assert.deepStrictEqual(listed?.inputSchema, LspToolInput.jsonSchema)
+      assert.strictEqual(listed?.annotations?.readOnlyHint, true)
+      assert.strictEqual(listed?.annotations?.destructiveHint, false)
+      assert.strictEqual(listed?.annotations?.openWorldHint, false)
+      const called = yield* server.callTool({ name: "lsp", arguments: args })
+      assert.deepStrictEqual(called.content, [{ type: "text", text: JSON.stringify("src/b.ts:10:3") }])
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(McpServer.toolkit(LspAiTool.LspToolkit), McpServer.McpServer.layer, mcpClient).pipe(
+          Layer.provide(LspAiTool.layer()),
+          Layer.provide(environment([Testing.succeed(result)]))
+        )
+      )
+    ))
+
+  it.scoped("LspMcp.layer serves plain text and flags coded failures as errors", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.McpServer
+      assert.deepStrictEqual(server.tools, [LspMcp.tool])
+      assert.deepStrictEqual(LspMcp.tool.inputSchema, LspToolInput.jsonSchema)
+      assert.strictEqual(LspMcp.tool.description, LspToolInput.description)
+      assert.strictEqual(LspMcp.tool.annotations?.title, "Language server navigation")
+      assert.strictEqual(LspMcp.tool.annotations?.readOnlyHint, true)
+      assert.strictEqual(LspMcp.tool.annotations?.destructiveHint, false)
+      assert.strictEqual(LspMcp.tool.annotations?.idempotentHint, true)
+      assert.strictEqual(LspMcp.tool.annotations?.openWorldHint, false)
+
+      const ok = yield* server.callTool({ name: "lsp", arguments: args })
+      assert.strictEqual(ok.isError, false)
+      assert.deepStrictEqual(ok.content, [{ type: "text", text: "src/b.ts:10:3" }])
+      assert.isUndefined(ok.structuredContent)
+
+      const bad = yield* server.callTool({ name: "lsp", arguments: { ...args, character: -1 } })
+      assert.strictEqual(bad.isError, true)
+      assert.deepStrictEqual(bad.content, [{
+        type: "text",
+        text: "error[LSP_INVALID_ARGUMENTS]: Invalid \"character\" (got -1): give the symbol's column as an integer " +
+          "counted from 1 in UTF-16 code units (the first character is 1)."
+      }])
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(LspMcp.layer(), McpServer.McpServer.layer, mcpClient).pipe(
+          Layer.provide(environment([Testing.succeed(result)]))
+        )
+      )
+    ))
+})

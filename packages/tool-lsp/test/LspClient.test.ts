@@ -1,0 +1,167 @@
+import { assert, describe, it } from "@effect/vitest"
+import { LspError, LspResult, LspService } from "@lsp-seam/lsp"
+import * as Testing from "@lsp-seam/lsp/testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LspClient from "../src/LspClient.js"
+
+const args = { operation: "hover", file_path: "src/a.ts", line: 1, character: 2 }
+const hover = LspResult.hover({ contents: "const a: number" })
+
+const setup = (script: Testing.FakeScript) => {
+  const fake = Effect.runSync(
+    Testing.makeFakeProvider({ id: "ts", extensionToLanguage: { ts: "typescript" }, script })
+  )
+  let released = false
+  const layer = Layer.mergeAll(
+    LspService.layerProvider(fake.provider),
+    Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released = true)))
+  ).pipe(Layer.provideMerge(LspService.layer))
+  return {
+    layer,
+    queries: () => Effect.runPromise(fake.queries),
+    interruptions: () => Effect.runPromise(fake.interruptions),
+    released: () => released
+  }
+}
+
+const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  return assert.fail("expected the promise to reject")
+}
+
+const codeOf = (error: unknown) => LspError.isLspError(error) ? error.code : `not an LspError: ${String(error)}`
+
+const until = async (condition: () => Promise<boolean>) => {
+  for (let i = 0; i < 1000; i++) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  assert.fail("condition never held")
+}
+
+describe("LspClient", () => {
+  it("answers a query with the canonical result and the rendered text", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const output = await client.query(args)
+    assert.deepStrictEqual(output, { result: hover, text: "const a: number" })
+    assert.strictEqual((await env.queries())[0]?.workspaceRoot, "/repo")
+    await client.close()
+  })
+
+  it("lets a query override the working directory, and needs one", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer)
+    assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_WORKSPACE_REQUIRED")
+    await client.query(args, { workingDirectory: "/other" })
+    assert.deepStrictEqual((await env.queries()).map((query) => query.workspaceRoot), ["/other"])
+    await client.close()
+  })
+
+  it("rejects with the LspError itself for invalid arguments", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const error = await rejection(client.query({ ...args, operation: "rename" }))
+    assert.isTrue(LspError.isLspError(error))
+    assert.strictEqual(codeOf(error), "LSP_INVALID_ARGUMENTS")
+    assert.instanceOf(error, Error)
+    await client.close()
+  })
+
+  it("applies the tool configuration, including the budget", async () => {
+    const env = setup([Testing.never])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo", tool: { timeoutMs: 20 } })
+    assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_TIMEOUT")
+    assert.strictEqual(await env.interruptions(), 1)
+    await client.close()
+  })
+
+  it("throws LSP_INVALID_CONFIG at once for an invalid tool configuration", () => {
+    const env = setup([Testing.never])
+    try {
+      LspClient.makeClient(env.layer, { tool: { maxLocations: 0 } })
+    } catch (error) {
+      assert.strictEqual(codeOf(error), "LSP_INVALID_CONFIG")
+      return
+    }
+    assert.fail("expected makeClient to throw")
+  })
+
+  it("rejects queries with the Layer's error when it fails to build", async () => {
+    const failing = Layer.fail(LspError.invalidConfig("bad servers"))
+    const client = LspClient.makeClient(failing, { workingDirectory: "/repo" })
+    const error = await rejection(client.query(args))
+    assert.strictEqual(codeOf(error), "LSP_INVALID_CONFIG")
+    await client.close()
+  })
+
+  it("an aborted signal interrupts the query down to the provider and rejects with its reason", async () => {
+    const env = setup([Testing.never])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const controller = new AbortController()
+    const pending = client.query(args, { signal: controller.signal })
+    await until(async () => (await env.queries()).length === 1)
+    controller.abort()
+    const error = await rejection(pending)
+    assert.instanceOf(error, DOMException)
+    assert.strictEqual(error instanceof DOMException && error.name, "AbortError")
+    assert.strictEqual(await env.interruptions(), 1)
+    await client.close()
+  })
+
+  it("rejects with a caller-chosen abort reason", async () => {
+    const env = setup([Testing.never])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const controller = new AbortController()
+    const pending = client.query(args, { signal: controller.signal })
+    await until(async () => (await env.queries()).length === 1)
+    const reason = new Error("user pressed escape")
+    controller.abort(reason)
+    assert.strictEqual(await rejection(pending), reason)
+    await client.close()
+  })
+
+  it("does not start a query whose signal is already aborted", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const error = await rejection(client.query(args, { signal: AbortSignal.abort() }))
+    assert.strictEqual(error instanceof DOMException && error.name, "AbortError")
+    assert.deepStrictEqual(await env.queries(), [])
+    await client.close()
+  })
+
+  it("an abort after the answer changes nothing", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const controller = new AbortController()
+    const output = await client.query(args, { signal: controller.signal })
+    controller.abort()
+    assert.strictEqual(output.text, "const a: number")
+    await client.close()
+  })
+
+  it("close interrupts queries in flight, releases the Layer, and later queries reject with LSP_DISPOSED", async () => {
+    const env = setup([Testing.never])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const pending = client.query(args)
+    await until(async () => (await env.queries()).length === 1)
+    await client.close()
+    assert.strictEqual(codeOf(await rejection(pending)), "LSP_DISPOSED")
+    assert.strictEqual(await env.interruptions(), 1)
+    assert.isTrue(env.released())
+    assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_DISPOSED")
+    await client.close()
+  })
+
+  it("close without any query is fine", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer)
+    await client.close()
+    assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_DISPOSED")
+  })
+})
