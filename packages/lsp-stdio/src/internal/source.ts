@@ -1,0 +1,187 @@
+/**
+ * Reading the source file a query is about. Every check happens before a byte is sent to a server, and a
+ * hostile path (a FIFO, a device, a huge file, a symlink out of the workspace) can neither block the host
+ * nor make it read more than the configured limit.
+ */
+import type * as PlatformError from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { LspError } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { fileUri } from "./fileUri.js"
+import { describeRealPathFailure, isInside, type Workspace } from "./workspace.js"
+
+/** A source file that passed every check, with its text as sent in `didOpen`. */
+export interface Source {
+  /** The canonical absolute path. */
+  readonly path: string
+  /** The `file:` URI of `path`. */
+  readonly uri: string
+  /** The decoded text, without a leading UTF-8 byte order mark. */
+  readonly text: string
+  /** The size of the file in bytes, as read (a byte order mark included). */
+  readonly bytes: number
+}
+
+/** Only this much of a file is searched for NUL bytes when deciding whether it is binary. */
+export const BINARY_PROBE_BYTES = 8 * 1024
+
+const CHUNK_BYTES = 64 * 1024
+
+/**
+ * Reads `file` from its current position to the end, in chunks, and stops as soon as more than `limit`
+ * bytes have been read: `None` then means "over the limit", and at most `limit + 1` bytes were read.
+ */
+export const readBounded = (
+  file: FileSystem.File,
+  limit: number
+): Effect.Effect<Option.Option<Uint8Array>, PlatformError.PlatformError> =>
+  Effect.gen(function*() {
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    while (true) {
+      const chunk = yield* file.readAlloc(Math.min(CHUNK_BYTES, limit + 1 - total))
+      if (Option.isNone(chunk)) break
+      chunks.push(chunk.value)
+      total += chunk.value.length
+      if (total > limit) return Option.none()
+    }
+    const bytes = new Uint8Array(total)
+    let offset = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset)
+      offset += chunk.length
+    }
+    return Option.some(bytes)
+  })
+
+const kindOf = (type: FileSystem.File.Type): string => {
+  switch (type) {
+    case "Directory":
+      return "a directory"
+    case "FIFO":
+      return "a FIFO (named pipe)"
+    case "CharacterDevice":
+      return "a character device"
+    case "BlockDevice":
+      return "a block device"
+    case "Socket":
+      return "a socket"
+    case "SymbolicLink":
+      return "a symbolic link"
+    default:
+      return "not a regular file"
+  }
+}
+
+/**
+ * Reads and checks the source `filePath` of a query in `workspace` (which must come from
+ * `resolveWorkspace`). In order:
+ *
+ * 1. an empty path or a NUL character is `LSP_INVALID_ARGUMENTS`;
+ * 2. a relative path is resolved against the canonical workspace, an absolute one is taken as is, then
+ *    `realpath`'d: missing (or a dangling link, or a loop of links) is `LSP_SOURCE_NOT_FOUND`;
+ * 3. the real path must lie inside the workspace (whole path segments), else `LSP_SOURCE_OUTSIDE_WORKSPACE`;
+ * 4. it must be a regular file, checked with `stat` *before* opening so a FIFO or device never blocks,
+ *    and again on the open handle, else `LSP_SOURCE_NOT_A_FILE` (also when it cannot be read);
+ * 5. more than `maxDocumentBytes` bytes is `LSP_SOURCE_TOO_LARGE`; reading stops one byte past the limit;
+ * 6. a NUL byte in the first 8 KiB is `LSP_SOURCE_BINARY`;
+ * 7. anything but strict UTF-8 is `LSP_SOURCE_INVALID_UTF8` (a literal U+FFFD is fine). A leading byte
+ *    order mark is removed from the text, as editors and servers reading from disk do, so positions
+ *    match theirs.
+ *
+ * The file handle is scoped: it is closed on success, failure and interruption.
+ */
+export const readSource = (
+  workspace: Workspace,
+  filePath: string,
+  maxDocumentBytes: number
+): Effect.Effect<Source, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const shown = JSON.stringify(filePath)
+    if (filePath.length === 0) {
+      return yield* LspError.invalidArguments(
+        "The file path is empty. Give a path relative to the workspace or absolute."
+      )
+    }
+    if (filePath.includes("\0")) {
+      return yield* LspError.invalidArguments(`The file path ${shown} contains a NUL character.`)
+    }
+    const detail = { filePath, workspace: workspace.path }
+    const requested = path.resolve(workspace.path, filePath)
+    const real = yield* fs.realPath(requested).pipe(
+      Effect.mapError((error) => {
+        const { reason } = describeRealPathFailure(error)
+        return LspError.sourceNotFound(
+          `The source file ${shown} ${reason} (resolved to ${requested}; relative paths are taken from the ` +
+            `workspace ${workspace.path}). Check the path.`,
+          detail
+        )
+      })
+    )
+    if (!isInside(path, workspace.path, real)) {
+      return yield* LspError.sourceOutsideWorkspace(
+        `The source file ${shown} resolves to ${real}, outside the workspace ${workspace.path}. ` +
+          "Only files inside the workspace can be queried.",
+        { ...detail, realPath: real }
+      )
+    }
+    const notAFile = (what: string) =>
+      LspError.sourceNotAFile(
+        `The source path ${shown} (${real}) is ${what}. Give the path of a regular text file.`,
+        { ...detail, realPath: real }
+      )
+    const tooLarge = (size: string) =>
+      LspError.sourceTooLarge(
+        `The source file ${shown} is ${size}, over the limit of ${maxDocumentBytes} bytes (maxDocumentBytes).`,
+        { ...detail, realPath: real, maxDocumentBytes }
+      )
+    const checkInfo = (info: FileSystem.File.Info) =>
+      info.type !== "File" ?
+        Effect.fail(notAFile(kindOf(info.type))) :
+        info.size > BigInt(maxDocumentBytes) ?
+        Effect.fail(tooLarge(`${info.size} bytes`)) :
+        Effect.void
+    // Inspect the path before opening it: opening a FIFO without a writer would block.
+    yield* fs.stat(real).pipe(
+      Effect.mapError((error) => notAFile(`not readable (${error.message})`)),
+      Effect.flatMap(checkInfo)
+    )
+    const content = yield* Effect.scoped(
+      Effect.gen(function*() {
+        const file = yield* fs.open(real, { flag: "r" }).pipe(
+          Effect.mapError((error) => notAFile(`not readable (${error.message})`))
+        )
+        // The path may have been replaced between stat and open; the handle tells what was really opened.
+        yield* file.stat.pipe(
+          Effect.mapError((error) => notAFile(`not readable (${error.message})`)),
+          Effect.flatMap(checkInfo)
+        )
+        return yield* readBounded(file, maxDocumentBytes).pipe(
+          Effect.mapError((error) => notAFile(`not readable (${error.message})`))
+        )
+      })
+    )
+    if (Option.isNone(content)) return yield* tooLarge(`larger than ${maxDocumentBytes} bytes`)
+    const bytes = content.value
+    if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
+      return yield* LspError.sourceBinary(
+        `The source file ${shown} looks binary (it has a NUL byte in its first ${BINARY_PROBE_BYTES} bytes). ` +
+          "Only text files can be queried.",
+        { ...detail, realPath: real }
+      )
+    }
+    const text = yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes),
+      catch: () =>
+        LspError.sourceInvalidUtf8(
+          `The source file ${shown} is not valid UTF-8. Language servers need UTF-8 text.`,
+          { ...detail, realPath: real }
+        )
+    })
+    const uri = yield* fileUri(real)
+    return { path: real, uri, text, bytes: bytes.length }
+  })
