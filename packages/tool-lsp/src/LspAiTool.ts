@@ -8,12 +8,13 @@
  */
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
-import { LspError, type LspService } from "@lsp-seam/lsp"
+import { LspError, LspService } from "@lsp-seam/lsp"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { LspSession } from "./LspSession.js"
+import { LspSession } from "./LspSession.js"
 import * as LspToolConfig from "./LspToolConfig.js"
 import * as LspToolHandler from "./LspToolHandler.js"
 import * as LspToolInput from "./LspToolInput.js"
@@ -89,7 +90,9 @@ export const layer = (
 ): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError, LspService.LspService | LspSession> =>
   LspToolkit.toLayer(Effect.gen(function*() {
     const resolved = yield* LspToolConfig.make(config)
-    const context = yield* Effect.context<LspService.LspService | LspSession>()
+    const context = Context.pick(LspService.LspService, LspSession)(
+      yield* Effect.context<LspService.LspService | LspSession>()
+    )
     return LspToolkit.of({
       lsp: (params) => LspToolHandler.run(params, resolved).pipe(Effect.provide(context))
     })

@@ -15,13 +15,13 @@
 import * as McpSchema from "@effect/ai/McpSchema"
 import * as McpServer from "@effect/ai/McpServer"
 import * as Tool from "@effect/ai/Tool"
-import type { LspError, LspService } from "@lsp-seam/lsp"
+import { type LspError, LspService } from "@lsp-seam/lsp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { LspTool } from "./LspAiTool.js"
-import type { LspSession } from "./LspSession.js"
+import { LspSession } from "./LspSession.js"
 import * as LspToolConfig from "./LspToolConfig.js"
 import * as LspToolHandler from "./LspToolHandler.js"
 
@@ -81,7 +81,9 @@ export const register = (
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
     const resolved = yield* LspToolConfig.make(config)
-    const context = yield* Effect.context<LspService.LspService | LspSession>()
+    const context = Context.pick(LspService.LspService, LspSession)(
+      yield* Effect.context<LspService.LspService | LspSession>()
+    )
     yield* server.addTool({
       tool,
       handle: (payload: unknown) =>
