@@ -34,8 +34,8 @@ const show = (value: unknown): string =>
 export const make = (args: unknown): LspToolCard => {
   const { character, file_path, line, operation } = Predicate.isRecord(args) ? args : {}
   const title = `LSP ${show(operation)} ${show(file_path)}:${show(line)}:${show(character)}`
-  const locations = typeof file_path === "string" && file_path.trim() !== "" && Number.isInteger(line) &&
-      typeof line === "number" && line >= 1
+  const locations = typeof file_path === "string" && file_path.trim() !== "" && typeof line === "number" &&
+      Number.isInteger(line) && line >= 1
     ? [{ path: file_path, line }]
     : []
   return { card: "generic", kind: "search", title, locations }

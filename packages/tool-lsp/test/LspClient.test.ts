@@ -73,6 +73,17 @@ describe("LspClient", () => {
     await client.close()
   })
 
+  it("settles queries that finish without waiting once the runtime is built", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    await client.query(args)
+    const controller = new AbortController()
+    const error = await rejection(client.query({ ...args, line: -1 }, { signal: controller.signal }))
+    assert.strictEqual(codeOf(error), "LSP_INVALID_ARGUMENTS")
+    assert.strictEqual((await client.query(args)).text, "const a: number")
+    await client.close()
+  })
+
   it("applies the tool configuration, including the budget", async () => {
     const env = setup([Testing.never])
     const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo", tool: { timeoutMs: 20 } })
