@@ -291,7 +291,9 @@ export const make = (
         const deadline = (yield* Clock.currentTimeMillis) + graceMillis
         const done = yield* Deferred.make<void>()
         cancellations.add(done)
-        yield* Effect.forkIn(watchCancellation(id, entry, deadline, done), scope)
+        // Forked from an interruption handler, the watcher would inherit its uninterruptibility, and then
+        // its own timeout could never fire.
+        yield* Effect.forkIn(Effect.interruptible(watchCancellation(id, entry, deadline, done)), scope)
       })
 
     // --- API ------------------------------------------------------------------------------------------

@@ -192,7 +192,7 @@ export const makeProviders = (
             const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
             const cleanup = closeDocument(open, interrupted).pipe(Effect.ensuring(permit.release))
             // An interrupted caller is released at once; the permit passes on only after the cleanup.
-            if (interrupted) yield* Effect.forkIn(cleanup, owner)
+            if (interrupted) yield* Effect.forkIn(Effect.interruptible(cleanup), owner)
             else yield* cleanup
             return yield* exit
           })
