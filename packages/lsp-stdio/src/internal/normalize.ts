@@ -1,0 +1,238 @@
+/**
+ * Turning a server's answer into seam values. Everything that comes off the wire is validated with a
+ * Schema; anything that does not fit the protocol is `LSP_MALFORMED_RESPONSE` with a message that says
+ * what was wrong and where, never silently dropped.
+ */
+import { LspError, LspQuery, type LspResult } from "@lsp-seam/lsp"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/** The operations answered with locations. */
+export type NavigationOperation = Exclude<LspQuery.LspOperation, "hover">
+
+const methods: Record<LspQuery.LspOperation, string> = {
+  goToDefinition: "textDocument/definition",
+  findReferences: "textDocument/references",
+  goToImplementation: "textDocument/implementation",
+  hover: "textDocument/hover"
+}
+
+const Uri = Schema.String.pipe(Schema.filter((s) => s.length > 0 || "must not be empty"))
+
+const Location = Schema.Struct({
+  uri: Uri,
+  range: LspQuery.LspRange
+})
+
+const LocationLink = Schema.Struct({
+  originSelectionRange: Schema.optionalWith(LspQuery.LspRange, { exact: true }),
+  targetUri: Uri,
+  targetRange: LspQuery.LspRange,
+  targetSelectionRange: LspQuery.LspRange
+})
+
+// A refinement rather than a literal union, so a wrong kind gives one message instead of one per member.
+const MarkupKind = Schema.String.pipe(
+  Schema.filter((s): s is "plaintext" | "markdown" => s === "plaintext" || s === "markdown", {
+    message: (issue) => `Expected "plaintext" or "markdown", actual ${JSON.stringify(issue.actual)}`
+  })
+)
+
+const MarkupContent = Schema.Struct({
+  kind: MarkupKind,
+  value: Schema.String
+})
+
+const CodeString = Schema.Struct({
+  language: Schema.String,
+  value: Schema.String
+})
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const describe = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : u === undefined ? "nothing" : `a value of type ${typeof u}`
+
+const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((segment) => typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`).join("")
+
+const malformed = (operation: LspQuery.LspOperation, problem: string, where?: string): LspError.LspError =>
+  LspError.malformedResponse(
+    `The language server's ${methods[operation]} answer is malformed: ${problem}. ` +
+      "This is a server bug or an incompatible server; retrying will not help.",
+    where === undefined ? { operation, method: methods[operation] } : { operation, method: methods[operation], where }
+  )
+
+/** Decodes `input` with `schema`; a failure names the offending field under `where` (for example `[2]`). */
+const decodeAt = <A, I>(
+  schema: Schema.Schema<A, I>,
+  operation: LspQuery.LspOperation,
+  what: string,
+  where: string,
+  input: unknown
+): Either.Either<A, LspError.LspError> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all" })(input), (error) => {
+    const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+      .map((issue) => `result${where}${formatPath(issue.path)}: ${issue.message}`)
+    return malformed(operation, `${what}: ${issues.join("; ")}`, `result${where}`)
+  })
+
+/**
+ * `raw` is the JSON-RPC `result`, or an `Option` of it where `None` means the response carried no result
+ * at all (which the protocol does not allow for a successful response). JSON cannot produce an `Option`,
+ * so the two cannot be confused.
+ */
+const unwrap = (raw: unknown): Option.Option<unknown> =>
+  Option.isOption(raw) ? raw : raw === undefined ? Option.none() : Option.some(raw)
+
+/**
+ * Normalises the answer to a navigation request: `null` gives no locations; one `Location`, an array of
+ * `Location`, or an array of `LocationLink` (whose `targetUri` and `targetSelectionRange` are used) give
+ * those locations in order. Positions must be non-negative integers and every required field present. A
+ * missing result, a single `LocationLink`, or an array that mixes `Location` and `LocationLink` entries
+ * (the protocol allows neither) is `LSP_MALFORMED_RESPONSE`.
+ */
+export const normalizeLocations = (
+  raw: unknown,
+  operation: NavigationOperation
+): Either.Either<ReadonlyArray<LspResult.LspLocation>, LspError.LspError> => {
+  const result = unwrap(raw)
+  if (Option.isNone(result)) return Either.left(malformed(operation, "the response has no result"))
+  const value = result.value
+  if (value === null) return Either.right([])
+  if (isRecord(value)) {
+    if ("targetUri" in value && !("uri" in value)) {
+      return Either.left(
+        malformed(operation, "a single LocationLink is not a valid answer (LocationLinks must come in an array)")
+      )
+    }
+    return Either.map(decodeAt(Location, operation, "expected a Location", "", value), (location) => [location])
+  }
+  if (!Array.isArray(value)) {
+    return Either.left(
+      malformed(
+        operation,
+        `expected null, a Location, an array of Location or an array of LocationLink, got ${describe(value)}`
+      )
+    )
+  }
+  const entries: ReadonlyArray<unknown> = value
+  let firstLocation = -1
+  let firstLink = -1
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]
+    if (isRecord(entry) && "targetUri" in entry) {
+      if (firstLink < 0) firstLink = i
+    } else if (isRecord(entry) && "uri" in entry) {
+      if (firstLocation < 0) firstLocation = i
+    } else {
+      return Either.left(
+        malformed(operation, `result[${i}] is neither a Location nor a LocationLink (got ${describe(entry)})`)
+      )
+    }
+  }
+  if (firstLocation >= 0 && firstLink >= 0) {
+    return Either.left(
+      malformed(
+        operation,
+        `the array mixes Location (result[${firstLocation}]) and LocationLink (result[${firstLink}]) entries`
+      )
+    )
+  }
+  const locations: Array<LspResult.LspLocation> = []
+  for (let i = 0; i < entries.length; i++) {
+    if (firstLink >= 0) {
+      const link = decodeAt(LocationLink, operation, "expected a LocationLink", `[${i}]`, entries[i])
+      if (Either.isLeft(link)) return Either.left(link.left)
+      locations.push({ uri: link.right.targetUri, range: link.right.targetSelectionRange })
+    } else {
+      const location = decodeAt(Location, operation, "expected a Location", `[${i}]`, entries[i])
+      if (Either.isLeft(location)) return Either.left(location.left)
+      locations.push(location.right)
+    }
+  }
+  return Either.right(locations)
+}
+
+const isEmpty = (text: string): boolean => text.trim().length === 0
+
+/** A fenced code block that no backtick run inside `code` can close early. */
+export const codeBlock = (language: string, code: string): string => {
+  const longestRun = Math.max(0, ...Array.from(code.matchAll(/`+/g), (match) => match[0].length))
+  const fence = "`".repeat(Math.max(3, longestRun + 1))
+  // An info string with whitespace or a backtick would break the fence line; drop it rather than the code.
+  const info = /^[^\s`]+$/.test(language) ? language : ""
+  return `${fence}${info}\n${code}${code.endsWith("\n") ? "" : "\n"}${fence}`
+}
+
+type Part = Either.Either<string | null, LspError.LspError>
+
+const markedString = (entry: unknown, where: string): Part => {
+  if (typeof entry === "string") return Either.right(isEmpty(entry) ? null : entry)
+  if (isRecord(entry) && !("kind" in entry)) {
+    return Either.map(
+      decodeAt(CodeString, "hover", "expected a MarkedString ({ language, value })", where, entry),
+      ({ language, value }) => isEmpty(value) ? null : codeBlock(language, value)
+    )
+  }
+  return Either.left(
+    malformed(
+      "hover",
+      `result${where} must be a MarkedString (a string or { language, value }), got ${
+        isRecord(entry) ? "MarkupContent" : describe(entry)
+      }`
+    )
+  )
+}
+
+const hoverContents = (contents: unknown): Part => {
+  if (Array.isArray(contents)) {
+    const parts: Array<string> = []
+    const entries: ReadonlyArray<unknown> = contents
+    for (let i = 0; i < entries.length; i++) {
+      const part = markedString(entries[i], `.contents[${i}]`)
+      if (Either.isLeft(part)) return part
+      if (part.right !== null) parts.push(part.right)
+    }
+    return Either.right(parts.length === 0 ? null : parts.join("\n\n"))
+  }
+  if (isRecord(contents) && "kind" in contents) {
+    return Either.map(
+      decodeAt(MarkupContent, "hover", "expected MarkupContent ({ kind, value })", ".contents", contents),
+      ({ value }) => isEmpty(value) ? null : value
+    )
+  }
+  return markedString(contents, ".contents")
+}
+
+/**
+ * Normalises the answer to a hover request into one string. `null` gives `null`; `MarkupContent` gives its
+ * value; a `MarkedString` string stays as is; `{ language, value }` becomes a fenced code block in that
+ * language; an array joins its parts with one blank line. Empty or whitespace-only parts are skipped, and
+ * contents that end up empty give `null`. A `range`, when present, must be a valid range.
+ */
+export const normalizeHover = (raw: unknown): Either.Either<LspResult.LspHover | null, LspError.LspError> => {
+  const result = unwrap(raw)
+  if (Option.isNone(result)) return Either.left(malformed("hover", "the response has no result"))
+  const value = result.value
+  if (value === null) return Either.right(null)
+  if (!isRecord(value)) {
+    return Either.left(malformed("hover", `expected null or a Hover object, got ${describe(value)}`))
+  }
+  if (!("contents" in value) || value.contents === undefined) {
+    return Either.left(malformed("hover", "result.contents is missing"))
+  }
+  const range = value.range === undefined ?
+    Either.right(undefined) :
+    decodeAt(LspQuery.LspRange, "hover", "expected a Range", ".range", value.range)
+  if (Either.isLeft(range)) return Either.left(range.left)
+  const contents = hoverContents(value.contents)
+  if (Either.isLeft(contents)) return Either.left(contents.left)
+  if (contents.right === null) return Either.right(null)
+  return Either.right(
+    range.right === undefined ? { contents: contents.right } : { contents: contents.right, range: range.right }
+  )
+}
