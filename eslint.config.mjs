@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint"
 
 export default tseslint.config(
   {
-    ignores: ["**/dist/**", "**/build/**", "**/node_modules/**", "scratchpad/**", "**/*.md", "**/test/fixtures/**/*.js"]
+    ignores: ["**/dist/**", "**/build/**", "**/node_modules/**", "scratchpad/**", "**/*.md", "**/test/fixtures/**"]
   },
   ...tseslint.configs.recommended,
   ...effect.configs.dprint,
