@@ -14,6 +14,7 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Diagnose from "./internal/diagnose.js"
 import * as Host from "./internal/host.js"
 import * as ProcessWorld from "./internal/processWorld.js"
 import * as StdioConfig from "./StdioConfig.js"
@@ -92,3 +93,37 @@ export const layerConfig = (
   Layer.scopedDiscard(
     Effect.flatMap(Config.map(config, (c) => c), (loaded) => register(StdioConfig.encode(loaded), options))
   )
+
+/**
+ * One server's health, as `diagnose` reports it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerDiagnosis = Diagnose.ServerDiagnosis
+
+/**
+ * Starts every configured server once for `workspaceRoot` (then shuts it down) and reports, per server,
+ * whether its command resolves, what it answered to `initialize` (position encoding, document sync,
+ * which of the four operations it supports), how long the start took, and any error. Fails only when the
+ * configuration itself is invalid or the workspace does not exist.
+ *
+ * @since 0.1.0
+ * @category diagnostics
+ */
+export const diagnose = (
+  config: unknown,
+  workspaceRoot: string,
+  options: Options = {}
+): Effect.Effect<
+  ReadonlyArray<ServerDiagnosis>,
+  LspError.LspError,
+  FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+> =>
+  Effect.flatMap(StdioConfig.decode(config), (decoded) =>
+    Diagnose.diagnose(
+      decoded,
+      workspaceRoot,
+      options.local === false ? ProcessWorld.remote : ProcessWorld.local,
+      options.environment ?? process.env
+    ))

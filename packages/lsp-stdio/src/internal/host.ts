@@ -25,7 +25,7 @@ import { resolveWorkspace, type Workspace } from "./workspace.js"
 
 type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
-const capabilityOf = {
+export const capabilityOf = {
   goToDefinition: "definitionProvider",
   findReferences: "referencesProvider",
   goToImplementation: "implementationProvider",
@@ -42,10 +42,11 @@ const methodOf = {
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /** A capability is on when it is `true` or an options object. */
-const advertised = (value: unknown) => value === true || (isRecord(value) && !Array.isArray(value))
+export const advertised = (value: unknown) => value === true || (isRecord(value) && !Array.isArray(value))
 
 /** Transient open needs open/close notifications: sync kind Full (1) or Incremental (2), or `openClose`. */
-const opensTransiently = (sync: unknown) => sync === 1 || sync === 2 || (isRecord(sync) && sync.openClose === true)
+export const opensTransiently = (sync: unknown) =>
+  sync === 1 || sync === 2 || (isRecord(sync) && sync.openClose === true)
 
 /** Failures of the wire or the process, as opposed to answers: worth one retry on a fresh server. */
 const isTransportFailure = (error: LspError.LspError) => {

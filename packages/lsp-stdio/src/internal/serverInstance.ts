@@ -34,6 +34,8 @@ export interface ServerInstance {
   readonly pid: number
   readonly connection: JsonRpc.Connection
   readonly capabilities: ServerCapabilities
+  /** What the server said about itself, when it said something well-formed. */
+  readonly serverInfo: Option.Option<typeof ServerInfo.Type>
   /** Resolves once the process has exited. */
   readonly exited: Effect.Effect<void>
   readonly isAlive: Effect.Effect<boolean>
@@ -51,7 +53,12 @@ export const ServerCapabilities = Schema.Struct({
 
 export type ServerCapabilities = typeof ServerCapabilities.Type
 
-const InitializeResult = Schema.Struct({ capabilities: ServerCapabilities })
+const ServerInfo = Schema.Struct({ name: Schema.String, version: Schema.optional(Schema.String) })
+
+const InitializeResult = Schema.Struct({
+  capabilities: ServerCapabilities,
+  serverInfo: Schema.optional(Schema.Unknown)
+})
 
 /** What we tell servers we can do: exactly what lsp-seam uses, nothing dynamic. */
 export const clientCapabilities = {
@@ -220,6 +227,7 @@ export const start = (
       pid: child.pid,
       connection,
       capabilities,
+      serverInfo: Schema.decodeUnknownOption(ServerInfo)(decoded.right.serverInfo),
       exited: Effect.asVoid(Deferred.await(exitInfo)),
       isAlive: Effect.zipWith(Deferred.isDone(exitInfo), connection.isOpen, (exited, open) => !exited && open)
     }

@@ -1,0 +1,99 @@
+/**
+ * Starts each configured server once, in a scope of its own, and reports what it can do. Used by
+ * `lsp-seam doctor`; never pools anything.
+ */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type { LspError, LspQuery } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { StdioConfig } from "../StdioConfig.js"
+import { pathVariable, scrubEnvironment } from "./environment.js"
+import { resolveExecutable } from "./executable.js"
+import { advertised, capabilityOf, opensTransiently } from "./host.js"
+import type { ProcessWorld } from "./processWorld.js"
+import * as ServerInstance from "./serverInstance.js"
+import { resolveWorkspace } from "./workspace.js"
+
+export interface ServerDiagnosis {
+  readonly providerId: string
+  readonly command: string
+  readonly extensions: ReadonlyArray<string>
+  /** The resolved executable, when it was found. */
+  readonly executable: string | null
+  /** Whether queries can work: it started, speaks UTF-16 and can open documents on request. */
+  readonly usable: boolean
+  readonly error: { readonly code: LspError.LspErrorCode; readonly message: string } | null
+  /** Spawn to the end of the handshake, in milliseconds. */
+  readonly startMs: number | null
+  readonly serverInfo: { readonly name: string; readonly version?: string | undefined } | null
+  readonly positionEncoding: string | null
+  readonly textDocumentSync: unknown
+  readonly transientOpen: boolean
+  readonly operations: Readonly<Record<LspQuery.LspOperation, boolean>>
+}
+
+const noOperations = { goToDefinition: false, findReferences: false, goToImplementation: false, hover: false }
+
+export const diagnose = (
+  config: StdioConfig,
+  workspaceRoot: string,
+  world: ProcessWorld,
+  ambient: Readonly<Record<string, string | undefined>>
+): Effect.Effect<
+  ReadonlyArray<ServerDiagnosis>,
+  LspError.LspError,
+  FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+> =>
+  Effect.gen(function*() {
+    const workspace = yield* resolveWorkspace(workspaceRoot)
+    return yield* Effect.forEach(Object.entries(config.servers), ([providerId, server]) => {
+      const base = {
+        providerId,
+        command: server.command,
+        extensions: Object.keys(server.extensionToLanguage),
+        executable: null,
+        usable: false,
+        error: null,
+        startMs: null,
+        serverInfo: null,
+        positionEncoding: null,
+        textDocumentSync: null,
+        transientOpen: false,
+        operations: noOperations
+      } satisfies ServerDiagnosis
+      return Effect.gen(function*() {
+        const env = scrubEnvironment(ambient, server.env)
+        const executable = yield* resolveExecutable(providerId, server.command, pathVariable(env))
+        const started = yield* Clock.currentTimeMillis
+        const instance = yield* ServerInstance.start({ providerId, executable, env, config: server }, workspace, world)
+        const startMs = (yield* Clock.currentTimeMillis) - started
+        const capabilities = instance.capabilities
+        const transientOpen = opensTransiently(capabilities.textDocumentSync)
+        const operations = {
+          goToDefinition: advertised(capabilities[capabilityOf.goToDefinition]),
+          findReferences: advertised(capabilities[capabilityOf.findReferences]),
+          goToImplementation: advertised(capabilities[capabilityOf.goToImplementation]),
+          hover: advertised(capabilities[capabilityOf.hover])
+        }
+        return {
+          ...base,
+          executable,
+          usable: transientOpen && Object.values(operations).some((supported) => supported),
+          startMs,
+          serverInfo: Option.getOrNull(instance.serverInfo),
+          positionEncoding: typeof capabilities.positionEncoding === "string"
+            ? capabilities.positionEncoding
+            : "utf-16",
+          textDocumentSync: capabilities.textDocumentSync ?? null,
+          transientOpen,
+          operations
+        } satisfies ServerDiagnosis
+      }).pipe(
+        Effect.scoped,
+        Effect.catchAll((error) => Effect.succeed({ ...base, error: { code: error.code, message: error.message } }))
+      )
+    })
+  })
