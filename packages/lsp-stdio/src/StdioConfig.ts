@@ -86,6 +86,8 @@ const JsonValue = Schema.Unknown.pipe(
   )
 ).annotations({ title: "a JSON value" })
 
+// A refinement's description names the accepted values (a failed decode says it expected that); each field
+// adds its own description and default, for editors, on the property.
 const Timer = Schema.Int.pipe(Schema.between(1, MAX_TIMER_MS)).annotations({
   description: `an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`
 })
@@ -93,6 +95,12 @@ const Timer = Schema.Int.pipe(Schema.between(1, MAX_TIMER_MS)).annotations({
 const ByteCap = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
   description: "an integer of at least 1 (bytes)"
 })
+
+const field = <A, I>(schema: Schema.Schema<A, I>, description: string, defaultValue: A) =>
+  Schema.optionalWith(schema, { exact: true, default: () => defaultValue }).annotations({
+    description,
+    default: defaultValue
+  })
 
 const ExtensionMap = Schema.Record({ key: ExtensionKey, value: NonBlankString }).annotations({
   title: "an object mapping extensions to language ids"
@@ -124,6 +132,12 @@ const ExtensionMap = Schema.Record({ key: ExtensionKey, value: NonBlankString })
     "leading dot when missing; each must be a single extension."
 })
 
+const Args = Schema.Array(NoNulString).annotations({ title: "an array of strings" })
+
+const Env = Schema.Record({ key: EnvName, value: NoNulString }).annotations({
+  title: "an object of environment variables"
+})
+
 /**
  * When a freshly started server counts as ready: once no `$/progress` token is active and no message has
  * arrived from the server for `quietMs` milliseconds (0: as soon as no progress is active).
@@ -132,11 +146,12 @@ const ExtensionMap = Schema.Record({ key: ExtensionKey, value: NonBlankString })
  * @category models
  */
 export const Readiness = Schema.Struct({
-  quietMs: Schema.optionalWith(
+  quietMs: field(
     Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
       description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
     }),
-    { exact: true, default: () => 0 }
+    "After startup, how long the server must have been silent (with no progress active) before the first query.",
+    0
   )
 }).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
 
@@ -172,23 +187,30 @@ export type DocumentSync = typeof DocumentSync.Type
 export const ServerConfig = Schema.Struct({
   command: Command,
   extensionToLanguage: ExtensionMap,
-  args: Schema.optionalWith(Schema.Array(NoNulString).annotations({ title: "an array of strings" }), {
-    exact: true,
-    default: () => []
-  }),
-  env: Schema.optionalWith(
-    Schema.Record({ key: EnvName, value: NoNulString }).annotations({ title: "an object of environment variables" }),
-    { exact: true, default: () => ({}) }
+  args: field(Args, "Arguments passed to the server, without a shell.", []),
+  env: field(
+    Env,
+    "Extra environment variables, merged over the host's environment after variables that look like credentials " +
+      "(names containing KEY, PASSWORD, SECRET or TOKEN) and LSP_SEAM_* variables were removed.",
+    {}
   ),
-  initializationOptions: Schema.optionalWith(JsonValue, { exact: true, default: () => null }),
-  configuration: Schema.optionalWith(JsonValue, { exact: true, default: () => null }),
-  maxMessageBytes: Schema.optionalWith(ByteCap, { exact: true, default: () => 16_000_000 }),
-  maxStderrBytes: Schema.optionalWith(ByteCap, { exact: true, default: () => 1_000_000 }),
-  maxDocumentBytes: Schema.optionalWith(ByteCap, { exact: true, default: () => 4_000_000 }),
-  shutdownTimeoutMs: Schema.optionalWith(Timer, { exact: true, default: () => 5_000 }),
-  killGraceMs: Schema.optionalWith(Timer, { exact: true, default: () => 2_000 }),
-  documentSync: Schema.optionalWith(DocumentSync, { exact: true, default: () => "transient" as const }),
-  readiness: Schema.optionalWith(Readiness, { exact: true, default: () => ({ quietMs: 0 }) })
+  initializationOptions: field(JsonValue, "Sent as initializationOptions in the initialize request.", null),
+  configuration: field(JsonValue, "The answer to every item of every workspace/configuration request.", null),
+  maxMessageBytes: field(ByteCap, "The largest message accepted from the server.", 16_000_000),
+  maxStderrBytes: field(ByteCap, "How much of the end of the server's stderr is kept for error messages.", 1_000_000),
+  maxDocumentBytes: field(ByteCap, "The largest source file that is opened.", 4_000_000),
+  shutdownTimeoutMs: field(Timer, "Time for the graceful shutdown and exit of the server.", 5_000),
+  killGraceMs: field(
+    Timer,
+    "Time the server gets to settle a cancelled request, and between SIGTERM and SIGKILL.",
+    2_000
+  ),
+  documentSync: field(
+    DocumentSync,
+    "\"transient\" opens and closes the document around each query; \"retained\" keeps documents open between queries.",
+    "transient"
+  ),
+  readiness: field(Readiness, "When a freshly started server is ready for its first query.", { quietMs: 0 })
 }).annotations({ identifier: "ServerConfig", parseOptions: { onExcessProperty: "error" } })
 
 /**

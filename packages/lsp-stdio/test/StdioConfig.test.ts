@@ -308,5 +308,24 @@ describe("StdioConfig", () => {
     const props = JSON.parse(JSON.stringify(server)).properties
     assert.strictEqual(props.killGraceMs.allOf[0].maximum, 2_147_483_647)
     assert.deepStrictEqual(props.documentSync.enum, ["transient", "retained"])
+    const defaults = Object.fromEntries(
+      Object.entries(props).flatMap(([key, value]) =>
+        typeof value === "object" && value !== null && "default" in value ? [[key, value.default]] : []
+      )
+    )
+    assert.deepStrictEqual(defaults, {
+      args: [],
+      env: {},
+      initializationOptions: null,
+      configuration: null,
+      maxMessageBytes: 16_000_000,
+      maxStderrBytes: 1_000_000,
+      maxDocumentBytes: 4_000_000,
+      shutdownTimeoutMs: 5_000,
+      killGraceMs: 2_000,
+      documentSync: "transient",
+      readiness: { quietMs: 0 }
+    })
+    assert.isString(props.maxDocumentBytes.description)
   })
 })
