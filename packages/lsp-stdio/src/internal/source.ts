@@ -147,7 +147,11 @@ export const readSource = (
         Effect.void
     // Inspect the path before opening it: opening a FIFO without a writer would block.
     yield* fs.stat(real).pipe(
-      Effect.mapError((error) => notAFile(`not readable (${error.message})`)),
+      Effect.mapError((error) =>
+        describeRealPathFailure(error).missing ?
+          LspError.sourceNotFound(`The source file ${shown} (${real}) disappeared while it was being read.`, detail) :
+          notAFile(`not readable (${error.message})`)
+      ),
       Effect.flatMap(checkInfo)
     )
     const content = yield* Effect.scoped(
