@@ -210,10 +210,8 @@ export const runFakeServer = (
       }
     }
 
-    const onRequest = (id: number | string, method: string, params: unknown) =>
+    const onRequest = (id: number | string, method: string, params: unknown, cancelled: Deferred.Deferred<void>) =>
       Effect.gen(function*() {
-        const cancelled = yield* Deferred.make<void>()
-        cancellations.set(id, cancelled)
         const handler = handlers[method]
         const answer = handler === undefined
           ? error(-32601, `Unhandled method ${method}`)
@@ -229,7 +227,10 @@ export const runFakeServer = (
         const method = message.method
         if (method === undefined) return // a response to a server request: only recorded
         if (message.id !== undefined) {
-          yield* Effect.forkScoped(onRequest(message.id, method, message.params))
+          // Registered before the handler starts, so that an immediate $/cancelRequest is not missed.
+          const cancelled = yield* Deferred.make<void>()
+          cancellations.set(message.id, cancelled)
+          yield* Effect.forkScoped(onRequest(message.id, method, message.params, cancelled))
           return
         }
         yield* Ref.update(notifications, (all) => [...all, { method, params: message.params }])
