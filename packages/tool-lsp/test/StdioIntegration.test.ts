@@ -82,8 +82,9 @@ describe("the lsp tool through the stdio host", () => {
       const workspace = yield* scratch
       const record = NodePath.join(workspace, "record.jsonl")
       NodeFs.writeFileSync(NodePath.join(workspace, "main.fake"), "x\n")
+      // The budget covers the server's start too: generous enough for a loaded machine, far below the delay.
       const fake = { answerDelayMs: { "textDocument/hover": 60_000 } }
-      const config = yield* LspToolConfig.make({ timeoutMs: 1_000 })
+      const config = yield* LspToolConfig.make({ timeoutMs: 4_000 })
       const error = yield* LspToolHandler.run(
         { operation: "hover", file_path: "main.fake", line: 1, character: 1 },
         config

@@ -3,7 +3,7 @@
  * script, and readers for what the script recorded.
  */
 import { NodeContext } from "@effect/platform-node"
-import { LspService } from "@lsp-seam/lsp"
+import { type LspError, type LspResult, LspService } from "@lsp-seam/lsp"
 import { Effect, Layer, Schedule } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -115,7 +115,10 @@ export const fakeConfig = (options: FakeOptions) => ({
 })
 
 /** The seam with the host registered for `config`, on the local Node platform. */
-export const hostLayer = (config: unknown, options?: LspStdio.Options) =>
+export const hostLayer = (
+  config: unknown,
+  options?: LspStdio.Options
+): Layer.Layer<LspService.LspService, LspError.LspError> =>
   LspStdio.layer(config, options).pipe(
     Layer.provideMerge(LspService.layer),
     Layer.provide(NodeContext.layer)
@@ -126,7 +129,8 @@ export const query = (
   operation: "goToDefinition" | "findReferences" | "goToImplementation" | "hover" = "goToDefinition",
   filePath = "main.fake",
   position = { line: 1, character: 0 }
-) => LspService.query({ operation, filePath, position, workspaceRoot })
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, LspService.LspService> =>
+  LspService.query({ operation, filePath, position, workspaceRoot })
 
 /** A fresh record file path inside a temporary directory of its own. */
 export const makeRecordFile = Effect.acquireRelease(
