@@ -5,9 +5,12 @@
  *
  * @since 0.1.0
  */
+import type * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { LspError } from "@lsp-seam/lsp"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -15,6 +18,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Take from "effect/Take"
 import * as Framing from "./Framing.js"
+import * as MemoryExecutor from "./internal/memoryExecutor.js"
+import * as MemoryLanguageServer from "./internal/memoryLanguageServer.js"
 import type * as JsonRpc from "./JsonRpc.js"
 
 /**
@@ -185,7 +190,7 @@ const CancelParams = Schema.Struct({ id: Schema.Union(Schema.Number, Schema.Stri
  * @category constructors
  */
 export const runFakeServer = (
-  server: MemoryServer,
+  server: Pick<MemoryServer, "messages" | "send">,
   handlers: FakeHandlers
 ): Effect.Effect<FakeServer, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -243,3 +248,53 @@ export const runFakeServer = (
     yield* Effect.forkScoped(Stream.runForEach(server.messages, onMessage))
     return { received: Ref.get(received), notifications: Ref.get(notifications) }
   })
+
+/**
+ * A process of the in-memory `CommandExecutor`, as its fake program sees it: its stdin, stdout and
+ * stderr, its signals, and a way to exit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MemoryProcess = MemoryExecutor.MemoryProcess
+
+/**
+ * A fake program: the main fiber of an in-memory process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MemoryProgram = MemoryExecutor.MemoryProgram
+
+/**
+ * An in-memory `CommandExecutor` whose processes are Effects chosen by `programFor` (by the command's
+ * arguments, say; `undefined` fails the spawn). Nothing is spawned, and every delay, grace period and
+ * timeout of the host runs on the Effect Clock, so `TestClock` drives the real host: pool, queue,
+ * handshake, cancel grace, kill escalation and crash retry. Use it with `LspStdio.layer(config, { local:
+ * false })`, a real `FileSystem` and `Path` (the host reads sources and resolves commands there: point
+ * `command` at an existing executable such as `process.execPath`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemoryExecutor = (
+  programFor: (command: Command.StandardCommand) => MemoryProgram | undefined
+): Layer.Layer<CommandExecutor.CommandExecutor> =>
+  Layer.effect(CommandExecutor.CommandExecutor, MemoryExecutor.make(programFor))
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FakeLanguageServerOptions = MemoryLanguageServer.FakeLanguageServerOptions
+
+/**
+ * A fake language server program for `layerMemoryExecutor`: answers `initialize` with the given
+ * capabilities and `shutdown` with null, exits on `exit` or when stdin ends, and answers every other
+ * request from `handlers` (unknown methods get -32601).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fakeLanguageServer = (options?: FakeLanguageServerOptions): MemoryProgram =>
+  MemoryLanguageServer.fakeLanguageServer(options)

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
 import type { LspService } from "@lsp-seam/lsp"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import * as NodeFs from "node:fs"
 import {
   allGone,
@@ -278,6 +278,12 @@ describe("LspStdio host: cancellation and ordering", () => {
           yield* Fiber.interrupt(fiber)
           // Queued behind the cleanup: runs on a fresh server, never beside the stale request.
           assert.strictEqual(yield* codeOf(query(workspace, "goToDefinition")), "success")
+          // The stale server is gone now, not only when the host closes.
+          const [stale] = startedPids(record)
+          yield* allGone([stale!]).pipe(
+            Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("20 millis") }),
+            Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the stale server survived") })
+          )
         })
       )
       assert.strictEqual(events(record, "start").length, 2)

@@ -2,11 +2,12 @@
  * The host: turns each configured server into a seam provider whose queries run through a pool of
  * servers, one per (provider, canonical workspace), under a FIFO permit per workspace.
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { LspError, LspProvider, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -83,7 +84,11 @@ export const makeProviders = (
 ): Effect.Effect<ReadonlyArray<LspProvider.LspProvider>, never, Scope.Scope | Platform> =>
   Effect.gen(function*() {
     const owner = yield* Effect.scope
-    const platform = yield* Effect.context<Platform>()
+    // Only these three: the full context would also carry the Layer's Scope, and providing that to a server
+    // start would attach the server's finalisers to the host instead of to the server's own scope.
+    const platform = Context.pick(FileSystem.FileSystem, Path.Path, CommandExecutor.CommandExecutor)(
+      yield* Effect.context<Platform>()
+    )
     const pool = yield* Pool.make<ServerInstance.ServerInstance>()
     const permits = yield* Ref.make(new Map<string, FifoMutex.FifoMutex>())
 

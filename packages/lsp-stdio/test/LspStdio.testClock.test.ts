@@ -1,0 +1,231 @@
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { type LspError, LspService } from "@lsp-seam/lsp"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Scope, TestClock } from "effect"
+import * as LspStdio from "../src/LspStdio.js"
+import * as Testing from "../src/testing.js"
+import { makeWorkspace } from "./support/fakeHost.js"
+
+// The real host on the in-memory executor: no process is spawned, and only TestClock moves time.
+
+const config = (server: Record<string, unknown> = {}) => ({
+  servers: {
+    mem: {
+      command: process.execPath,
+      args: ["fake"],
+      extensionToLanguage: { fake: "fake" },
+      shutdownTimeoutMs: 1_000,
+      killGraceMs: 500,
+      ...server
+    }
+  }
+})
+
+interface Observed {
+  readonly starts: Ref.Ref<number>
+  readonly processes: Ref.Ref<ReadonlyArray<Testing.MemoryProcess>>
+}
+
+const observe = Effect.all({ starts: Ref.make(0), processes: Ref.make<ReadonlyArray<Testing.MemoryProcess>>([]) })
+
+/** Builds the host in its own scope over the memory executor; `program` makes each new process's program. */
+const buildHost = (
+  observed: Observed,
+  program: (index: number) => Testing.MemoryProgram,
+  server?: Record<string, unknown>
+) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const executor = Testing.layerMemoryExecutor(() => (process) =>
+      Effect.gen(function*() {
+        const index = yield* Ref.getAndUpdate(observed.starts, (n) => n + 1)
+        yield* Ref.update(observed.processes, (all) => [...all, process])
+        return yield* program(index)(process)
+      })
+    )
+    const context = yield* Layer.buildWithScope(
+      LspStdio.layer(config(server), { local: false }).pipe(
+        Layer.provideMerge(LspService.layer),
+        Layer.provide(Layer.mergeAll(executor, NodeFileSystem.layer, NodePath.layer))
+      ),
+      scope
+    )
+    return { scope, context }
+  })
+
+const hover = (workspace: string) =>
+  LspService.query({
+    operation: "hover",
+    filePath: "main.fake",
+    position: { line: 0, character: 0 },
+    workspaceRoot: workspace
+  })
+
+const never = () => Effect.never
+
+/**
+ * Lets every fiber that can make progress do so, without moving the clock. The host reads real files, so
+ * the event loop must turn too (a macrotask), not only the fiber scheduler.
+ */
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 5; i++) {
+    yield* Effect.async<void>((resume) => {
+      setImmediate(() => resume(Effect.void))
+    })
+    yield* Effect.yieldNow()
+  }
+})
+
+const waitFor = <A>(effect: Effect.Effect<A>, until: (a: A) => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 1_000; i++) {
+      const value = yield* effect
+      if (until(value)) return value
+      yield* settle
+    }
+    return yield* Effect.dieMessage("condition never held")
+  })
+
+describe("LspStdio under TestClock (memory executor)", () => {
+  it.scoped("an ignored $/cancelRequest tears the server down exactly when killGraceMs has passed", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const hoverSeen = yield* Deferred.make<void>()
+      const shutdowns = yield* Ref.make(0)
+      const program = () =>
+        Testing.fakeLanguageServer({
+          handlers: {
+            "textDocument/hover": () =>
+              Effect.flatMap(Deferred.isDone(hoverSeen), (seen) =>
+                seen
+                  ? Effect.succeed(Testing.result(null))
+                  : Effect.zipRight(Deferred.succeed(hoverSeen, undefined), Effect.never)),
+            shutdown: () =>
+              Effect.as(
+                Ref.update(shutdowns, (n) => n + 1),
+                Testing.result(null)
+              )
+          }
+        })
+      const { context } = yield* buildHost(observed, program)
+      const fiber = yield* Effect.fork(Effect.provide(hover(workspace), context))
+      yield* Deferred.await(hoverSeen)
+      yield* Fiber.interrupt(fiber)
+      yield* TestClock.adjust("499 millis")
+      yield* settle
+      assert.strictEqual(yield* Ref.get(shutdowns), 0, "still serving inside the grace")
+      yield* TestClock.adjust("1 millis")
+      yield* waitFor(Ref.get(shutdowns), (n) => n === 1)
+      // The next query runs on a fresh server, never beside the stale request.
+      const next = yield* Effect.provide(hover(workspace), context)
+      assert.deepStrictEqual(next, { kind: "hover", hover: null })
+      assert.strictEqual(yield* Ref.get(observed.starts), 2)
+    }))
+
+  it.scoped("teardown escalates shutdown → SIGTERM → SIGKILL on the Effect clock", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const program = () =>
+        Testing.fakeLanguageServer({
+          onStart: (process) => process.ignoreSigterm,
+          handlers: {
+            shutdown: never,
+            "textDocument/hover": () => Effect.succeed(Testing.result(null))
+          }
+        })
+      const { scope, context } = yield* buildHost(observed, program)
+      assert.deepStrictEqual(yield* Effect.provide(hover(workspace), context), { kind: "hover", hover: null })
+      const [process] = yield* Ref.get(observed.processes)
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      yield* settle
+      yield* TestClock.adjust("999 millis")
+      yield* settle
+      assert.deepStrictEqual(yield* process!.signals, [], "shutdown still has time")
+      yield* TestClock.adjust("1 millis")
+      yield* waitFor(process!.signals, (s) => s.length === 1)
+      assert.deepStrictEqual(yield* process!.signals, ["SIGTERM"])
+      yield* TestClock.adjust("499 millis")
+      yield* settle
+      assert.deepStrictEqual(yield* process!.signals, ["SIGTERM"])
+      yield* TestClock.adjust("1 millis")
+      yield* waitFor(process!.signals, (s) => s.length === 2)
+      assert.deepStrictEqual(yield* process!.signals, ["SIGTERM", "SIGKILL"])
+      yield* Fiber.join(closing)
+    }))
+
+  it.scoped("a crash during the request is retried once on a fresh server", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const program = (index: number) =>
+        Testing.fakeLanguageServer({
+          handlers: {
+            "textDocument/hover": (request) =>
+              Effect.gen(function*() {
+                const process = (yield* Ref.get(observed.processes))[index]!
+                if (index === 0) {
+                  yield* process.writeStderr(new TextEncoder().encode("boom: crashing on purpose\n"))
+                  yield* process.exit(7)
+                  return Testing.noReply
+                }
+                return Testing.result({ contents: `answered by server ${index} for ${request.method}` })
+              })
+          }
+        })
+      const { context } = yield* buildHost(observed, program)
+      const result = yield* Effect.provide(hover(workspace), context)
+      assert.deepStrictEqual(result, {
+        kind: "hover",
+        hover: { contents: "answered by server 1 for textDocument/hover" }
+      })
+      assert.strictEqual(yield* Ref.get(observed.starts), 2)
+    }))
+
+  it.scoped("a server that keeps crashing fails with LSP_SERVER_EXITED carrying its stderr", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const program = () =>
+        Testing.fakeLanguageServer({
+          onNotification: (method, _params, process) =>
+            method === "textDocument/didOpen"
+              ? Effect.zipRight(process.writeStderr(new TextEncoder().encode("cannot parse\n")), process.exit(2))
+              : Effect.void
+        })
+      const { context } = yield* buildHost(observed, program)
+      const error: LspError.LspError = yield* Effect.flip(Effect.provide(hover(workspace), context))
+      assert.strictEqual(error.code, "LSP_SERVER_EXITED")
+      assert.include(error.message, "cannot parse")
+      assert.include(error.message, "exited with code 2")
+      assert.strictEqual(yield* Ref.get(observed.starts), 2)
+    }))
+
+  it.scoped("a server that never answers initialize is abandoned when its only caller gives up", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const program = () => Testing.fakeLanguageServer({ handlers: { initialize: never } })
+      const { context } = yield* buildHost(observed, program)
+      const fiber = yield* Effect.fork(
+        Effect.provide(hover(workspace), context).pipe(Effect.timeout("30 seconds"), Effect.exit)
+      )
+      yield* settle
+      yield* TestClock.adjust("30 seconds")
+      const exit = yield* Fiber.join(fiber)
+      assert.isTrue(Exit.isFailure(exit))
+      // The abandoned start is torn down: its stdin closes and the fake leaves.
+      yield* settle
+      yield* TestClock.adjust("2 seconds")
+      const [process] = yield* Ref.get(observed.processes)
+      assert.isDefined(process)
+      const again = yield* Effect.fork(
+        Effect.provide(hover(workspace), context).pipe(Effect.timeout("1 second"), Effect.option)
+      )
+      yield* settle
+      yield* TestClock.adjust("1 second")
+      assert.isTrue(Option.isNone(yield* Fiber.join(again)))
+      assert.strictEqual(yield* Ref.get(observed.starts), 2, "a fresh start, not the abandoned one")
+    }))
+})
