@@ -1,8 +1,18 @@
 import { NodeContext } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as LspStdio from "../src/LspStdio.js"
-import { allGone, fakeConfig, makeRecordFile, makeWorkspace, startedPids } from "./support/fakeHost.js"
+import {
+  allGone,
+  assertNothingSurvives,
+  fakeConfig,
+  makeRecordFile,
+  makeWorkspace,
+  startedPids
+} from "./support/fakeHost.js"
+
+// No test may leave a language server (or anything it started) behind.
+afterAll(assertNothingSurvives)
 
 describe("LspStdio.diagnose", () => {
   it.scopedLive("reports what each server can do, and what went wrong with the others", () =>

@@ -1,10 +1,11 @@
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
 import type { LspService } from "@lsp-seam/lsp"
 import { Effect, Fiber, Layer, Schedule } from "effect"
 import * as NodeFs from "node:fs"
 import {
   allGone,
+  assertNothingSurvives,
   dig,
   events,
   fakeConfig,
@@ -25,6 +26,9 @@ const codeOf = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>) =>
   Effect.match(effect, { onFailure: (e) => e.code as string, onSuccess: () => "success" })
 
 const errorOf = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>) => Effect.flip(effect)
+
+// No test may leave a language server (or anything it started) behind.
+afterAll(assertNothingSurvives)
 
 describe("LspStdio host: capabilities and handshake checks", () => {
   const unsupported: ReadonlyArray<readonly [string, Record<string, unknown>]> = [

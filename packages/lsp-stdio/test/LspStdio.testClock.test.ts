@@ -1,7 +1,7 @@
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Scope, TestClock } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
 import * as LspStdio from "../src/LspStdio.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
@@ -62,6 +62,8 @@ const hover = (workspace: string) =>
   })
 
 const never = () => Effect.never
+
+const HoverParams = Schema.Struct({ position: Schema.Struct({ line: Schema.Number }) })
 
 /**
  * Lets every fiber that can make progress do so, without moving the clock. The host reads real files, so
@@ -130,6 +132,7 @@ describe("LspStdio under TestClock (memory executor)", () => {
       const program = () =>
         Testing.fakeLanguageServer({
           onStart: (process) => process.ignoreSigterm,
+          exitOnStdinEnd: false,
           handlers: {
             shutdown: never,
             "textDocument/hover": () => Effect.succeed(Testing.result(null))
@@ -227,5 +230,48 @@ describe("LspStdio under TestClock (memory executor)", () => {
       yield* TestClock.adjust("1 second")
       assert.isTrue(Option.isNone(yield* Fiber.join(again)))
       assert.strictEqual(yield* Ref.get(observed.starts), 2, "a fresh start, not the abandoned one")
+    }))
+
+  it.scoped("a caller interrupted while queued leaves the queue; the others run in order", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const release = yield* Deferred.make<void>()
+      const answered = yield* Ref.make<ReadonlyArray<number>>([])
+      const program = () =>
+        Testing.fakeLanguageServer({
+          handlers: {
+            "textDocument/hover": (request) =>
+              Effect.gen(function*() {
+                const { line } = Schema.decodeUnknownSync(HoverParams)(request.params).position
+                if (line === 0) yield* Deferred.await(release)
+                yield* Ref.update(answered, (all) => [...all, line])
+                return Testing.result(null)
+              })
+          }
+        })
+      const { context } = yield* buildHost(observed, program)
+      const at = (line: number) =>
+        Effect.provide(
+          LspService.query({
+            operation: "hover",
+            filePath: "main.fake",
+            position: { line, character: 0 },
+            workspaceRoot: workspace
+          }),
+          context
+        )
+      const first = yield* Effect.fork(at(0))
+      yield* settle
+      const queued = yield* Effect.fork(at(1))
+      yield* settle
+      const last = yield* Effect.fork(at(2))
+      yield* settle
+      yield* Fiber.interrupt(queued)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(first)
+      yield* Fiber.join(last)
+      assert.deepStrictEqual(yield* Ref.get(answered), [0, 2])
+      assert.strictEqual(yield* Ref.get(observed.starts), 1)
     }))
 })

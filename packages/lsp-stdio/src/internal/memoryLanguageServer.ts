@@ -16,6 +16,8 @@ export interface FakeLanguageServerOptions {
   readonly handlers?: FakeHandlers
   /** Runs first, with the process: ignore SIGTERM, schedule a crash, write to stderr... */
   readonly onStart?: (process: MemoryProcess) => Effect.Effect<void>
+  /** Whether the server leaves when its stdin ends, as orphan-aware servers do (default true). */
+  readonly exitOnStdinEnd?: boolean
   /** Called for every notification the host sends, in order. */
   readonly onNotification?: (method: string, params: unknown, process: MemoryProcess) => Effect.Effect<void>
 }
@@ -61,6 +63,7 @@ export const fakeLanguageServer = (options: FakeLanguageServerOptions = {}): Mem
       },
       handlers
     )
-    // Like a real server whose client vanished: leave when stdin ends.
+    // Like a real server whose client vanished: leave when stdin ends (or, if told not to, live on).
     yield* ended.await
+    if (options.exitOnStdinEnd === false) yield* Effect.never
   }))

@@ -257,6 +257,9 @@ const teardown = (input: TeardownInput): Effect.Effect<void> =>
       yield* input.exited
     })
     yield* graceful.pipe(Effect.interruptible, Effect.timeoutOption(config.shutdownTimeoutMs))
+    // A server that never answered shutdown still gets its stdin closed, the signal orphan-aware servers
+    // watch for, before any kill.
+    yield* input.closeStdin.pipe(Effect.interruptible, Effect.timeoutOption(config.killGraceMs))
     yield* connection.fail(LspError.disposed(`The "${input.providerId}" server has been shut down.`))
     if (yield* world.treeGone(input.pid, input.exited, 0)) return
     yield* world.signalTree(input.pid, "SIGTERM", input.kill)

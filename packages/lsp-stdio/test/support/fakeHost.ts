@@ -132,8 +132,27 @@ export const query = (
 ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, LspService.LspService> =>
   LspService.query({ operation, filePath, position, workspaceRoot })
 
+/** Every fake server pid any test of this file started, collected when its record file is removed. */
+export const everyStartedPid: Array<number> = []
+
 /** A fresh record file path inside a temporary directory of its own. */
 export const makeRecordFile = Effect.acquireRelease(
   Effect.sync(() => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-record-"))),
-  (dir) => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true }))
+  (dir) =>
+    Effect.sync(() => {
+      everyStartedPid.push(...startedPids(NodePath.join(dir, "record.jsonl")))
+      NodeFs.rmSync(dir, { recursive: true, force: true })
+    })
 ).pipe(Effect.map((dir) => NodePath.join(dir, "record.jsonl")))
+
+/** For `afterAll`: fails unless every process group any test started is gone (waiting up to 5 s). */
+export const assertNothingSurvives = () =>
+  Effect.runPromise(
+    allGone(everyStartedPid).pipe(
+      Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("20 millis") }),
+      Effect.timeoutFail({
+        duration: "5 seconds",
+        onTimeout: () => new Error(`a fake server outlived its test (pids ${everyStartedPid.join(", ")})`)
+      })
+    )
+  )
