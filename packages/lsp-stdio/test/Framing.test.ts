@@ -181,6 +181,21 @@ describe("Framing.makeDecoder", () => {
       failureOf(() => Framing.makeDecoder(options).push(bytes(`Content-Length: ${"9".repeat(400)}\r\n`))),
       "MessageTooLarge"
     )
+    // The same with a complete header block in one chunk, as writers usually send it.
+    assert.strictEqual(failureOf(() => decodeChunks([frame("Content-Length: 11", "")], options)), "MessageTooLarge")
+    assert.strictEqual(
+      failureOf(() => decodeChunks([frame(`Content-Length: ${"9".repeat(400)}`, "")], options)),
+      "MessageTooLarge"
+    )
+  })
+
+  it("applies maxHeaderBytes to the shortest header too", () => {
+    const input = Framing.encode({})
+    assert.strictEqual(
+      failureOf(() => decodeChunks([input], { maxMessageBytes: 100, maxHeaderBytes: 20 })),
+      "HeaderTooLarge"
+    )
+    assert.deepStrictEqual(decodeChunks([input], { maxMessageBytes: 100, maxHeaderBytes: 21 }), [{}])
   })
 
   it("rejects a body that is not valid UTF-8 or not JSON", () => {

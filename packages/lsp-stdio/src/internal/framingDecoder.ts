@@ -14,8 +14,13 @@ const TAB = 0x09
 const DIGIT_0 = 0x30
 const DIGIT_9 = 0x39
 
+const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
+
 /** "content-length", lower case, as bytes. */
-const CONTENT_LENGTH = Uint8Array.from("content-length", (char) => char.charCodeAt(0))
+const CONTENT_LENGTH = ascii("content-length")
+
+/** The header prefix every mainstream writer emits, byte for byte. */
+const CANONICAL_PREFIX = ascii("Content-Length: ")
 
 /** Why a stream of frames was rejected; carried in the error's `detail.reason`. */
 export type FramingFailure =
@@ -112,12 +117,41 @@ export class FramingDecoder {
     try {
       let offset = 0
       while (offset < chunk.length) {
-        offset = this.bodyLength < 0 ? this.readHeaderLine(chunk, offset) : this.readBody(chunk, offset, output)
+        if (this.bodyLength >= 0) offset = this.readBody(chunk, offset, output)
+        else offset = this.readCanonicalHeader(chunk, offset) ?? this.readHeaderLine(chunk, offset)
       }
     } catch (error) {
       if (LspError.isLspError(error)) this.failed = error
       throw error
     }
+  }
+
+  /**
+   * The fast path for the header nearly every server sends, `Content-Length: N\r\n\r\n`, whole in this
+   * chunk: it sets the body length and returns the offset after the header, or returns `undefined` and
+   * leaves everything else (other headers, banners, splits, errors) to the general line-by-line path.
+   */
+  private readCanonicalHeader(chunk: Uint8Array, offset: number): number | undefined {
+    if (this.inBlock || this.line.length > 0 || chunk.length - offset < CANONICAL_PREFIX.length + 5) return undefined
+    for (let i = 0; i < CANONICAL_PREFIX.length; i++) {
+      if (chunk[offset + i] !== CANONICAL_PREFIX[i]) return undefined
+    }
+    const digitsStart = offset + CANONICAL_PREFIX.length
+    let end = digitsStart
+    let value = 0
+    for (; end < chunk.length && end - digitsStart < 15; end++) {
+      const byte = chunk[end]!
+      if (byte < DIGIT_0 || byte > DIGIT_9) break
+      value = value * 10 + byte - DIGIT_0
+    }
+    const headerEnd = end + 4
+    if (
+      end === digitsStart || value === 0 || value > this.maxMessageBytes || headerEnd - offset > this.maxHeaderBytes ||
+      headerEnd > chunk.length || chunk[end] !== CR || chunk[end + 1] !== LF || chunk[end + 2] !== CR ||
+      chunk[end + 3] !== LF
+    ) return undefined
+    this.bodyLength = value
+    return headerEnd
   }
 
   /** Consumes bytes up to and including the next LF, or all of them into the line buffer. */
