@@ -43,8 +43,9 @@ export interface MemoryServer {
   readonly failInput: (error: LspError.LspError) => Effect.Effect<void>
   /** Makes every later client write fail with `error`. */
   readonly failWrites: (error: LspError.LspError) => Effect.Effect<void>
-  /** Makes client writes block until `releaseWrites` (a server that stops reading). */
+  /** Makes client writes block until `releaseWrites` (a server that stops reading its input). */
   readonly holdWrites: Effect.Effect<void>
+  /** Lets blocked and later client writes through again. */
   readonly releaseWrites: Effect.Effect<void>
 }
 

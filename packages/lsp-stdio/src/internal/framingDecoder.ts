@@ -51,16 +51,18 @@ const preview = (bytes: Uint8Array, start: number, end: number): string => {
 
 /**
  * A growable byte buffer for a header line split across chunks. Doubling keeps a line fed one byte at a
- * time linear; the caller bounds its size.
+ * time linear; the caller checks that `length` never exceeds `limit`, and the storage never does either.
  */
 class LineBuffer {
   bytes = new Uint8Array(64)
   length = 0
 
+  constructor(private readonly limit: number) {}
+
   append(chunk: Uint8Array, start: number, end: number): void {
     const needed = this.length + end - start
     if (needed > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(needed, this.bytes.length * 2))
+      const grown = new Uint8Array(Math.min(this.limit, Math.max(needed, this.bytes.length * 2)))
       grown.set(this.bytes.subarray(0, this.length))
       this.bytes = grown
     }
@@ -88,7 +90,7 @@ export class FramingDecoder {
   private readonly utf8 = new TextDecoder("utf-8", { fatal: true })
 
   /** A header or banner line that is not complete yet (it has no LF so far). */
-  private readonly line = new LineBuffer()
+  private readonly line: LineBuffer
   /** True once a header line (one with ':') of the current block has been seen; banners precede it. */
   private inBlock = false
   /** Bytes of the completed lines of the current header block. */
@@ -106,6 +108,7 @@ export class FramingDecoder {
   constructor(options: { readonly maxMessageBytes: number; readonly maxHeaderBytes: number }) {
     this.maxMessageBytes = options.maxMessageBytes
     this.maxHeaderBytes = options.maxHeaderBytes
+    this.line = new LineBuffer(options.maxHeaderBytes)
   }
 
   /**
