@@ -535,6 +535,24 @@ describe("JsonRpc cancellation", () => {
       assert.deepStrictEqual(yield* expired.get, [])
     }))
 
+  it.effect("closing the connection during a grace ends the wait without reporting an expiry", () =>
+    Effect.gen(function*() {
+      const expired = yield* recorder<number>()
+      const scope = yield* Scope.make()
+      const { connection, server } = yield* connect({ onCancelExpired: expired.record }).pipe(Scope.extend(scope))
+      const caller = yield* Effect.fork(connection.request("m", {}))
+      yield* server.take
+      yield* Fiber.interrupt(caller)
+      const verdict = yield* Effect.fork(connection.awaitCancelled)
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(yield* outcome(verdict), Option.none())
+      yield* Scope.close(scope, Exit.void)
+      yield* TestClock.adjust("1 millis") // lets every fiber settle; the grace is still far from over
+      assert.deepStrictEqual(yield* outcome(verdict), Option.some(true))
+      yield* TestClock.adjust("1 minute")
+      assert.deepStrictEqual(yield* expired.get, [])
+    }))
+
   it.scoped("sends nothing when the interrupted request had already been answered", () =>
     Effect.gen(function*() {
       const { connection, server } = yield* connect()
