@@ -9,7 +9,7 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,6 +18,7 @@ import * as Diagnose from "./internal/diagnose.js"
 import * as Host from "./internal/host.js"
 import * as ProcessWorld from "./internal/processWorld.js"
 import * as StdioConfig from "./StdioConfig.js"
+import * as StdioHost from "./StdioHost.js"
 
 /**
  * @since 0.1.0
@@ -36,7 +37,8 @@ export interface Options {
 
 /**
  * Validates `config`, resolves every executable, then registers one provider per server with the
- * `LspService` in context, for the current scope. Any failure registers nothing.
+ * `LspService` in context, for the current scope. Any failure registers nothing. Returns the host's
+ * read-only status view.
  *
  * @since 0.1.0
  * @category constructors
@@ -45,23 +47,26 @@ export const register = (
   config: unknown,
   options: Options = {}
 ): Effect.Effect<
-  void,
+  StdioHost.StdioHostShape,
   LspError.LspError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
 > =>
   Effect.gen(function*() {
     const decoded = yield* StdioConfig.decode(config)
     const specs = yield* Host.prepare(decoded, options.environment ?? process.env)
-    const providers = yield* Host.makeProviders(
+    const { host, providers } = yield* Host.makeProviders(
       specs,
-      options.local === false ? ProcessWorld.remote : ProcessWorld.local
+      options.local === false ? ProcessWorld.remote : ProcessWorld.local,
+      { maxServers: decoded.maxServers }
     )
     const service = yield* LspService.LspService
     yield* Effect.forEach(providers, (provider) => service.registerProvider(provider), { discard: true })
+    return host
   })
 
 /**
- * The host as a Layer, from a configuration value (validated here).
+ * The host as a Layer, from a configuration value (validated here). It registers the providers and offers
+ * the host's read-only status as `StdioHost`.
  *
  * @since 0.1.0
  * @category layers
@@ -70,10 +75,10 @@ export const layer = (
   config: unknown,
   options?: Options
 ): Layer.Layer<
-  never,
+  StdioHost.StdioHost,
   LspError.LspError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
-> => Layer.scopedDiscard(register(config, options))
+> => Layer.scoped(StdioHost.StdioHost, register(config, options))
 
 /**
  * The host as a Layer, with its configuration loaded through Effect `Config` (by default a JSON document
@@ -86,12 +91,13 @@ export const layerConfig = (
   config: Config.Config<StdioConfig.StdioConfig> = StdioConfig.config(),
   options?: Options
 ): Layer.Layer<
-  never,
+  StdioHost.StdioHost,
   LspError.LspError | ConfigError.ConfigError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
-  Layer.scopedDiscard(
-    Effect.flatMap(Config.map(config, (c) => c), (loaded) => register(StdioConfig.encode(loaded), options))
+  Layer.scoped(
+    StdioHost.StdioHost,
+    Effect.flatMap(config, (loaded) => register(StdioConfig.encode(loaded), options))
   )
 
 /**

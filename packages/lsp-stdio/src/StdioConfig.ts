@@ -162,6 +162,25 @@ export const Readiness = Schema.Struct({
 export type Readiness = typeof Readiness.Type
 
 /**
+ * The crash-loop budget: how many crashes within how long stop the restarts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const CrashLoop = Schema.Struct({
+  maxCrashes: Schema.Int.pipe(Schema.between(1, 1_000)).annotations({
+    description: "an integer from 1 to 1000"
+  }),
+  windowMs: Timer
+}).annotations({ identifier: "CrashLoop", title: "an object like { \"maxCrashes\": 5, \"windowMs\": 180000 }" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CrashLoop = typeof CrashLoop.Type
+
+/**
  * How documents are kept in sync: `transient` opens and closes the document around every query;
  * `retained` keeps documents open between queries and brings them up to date with the disk first.
  *
@@ -210,7 +229,18 @@ export const ServerConfig = Schema.Struct({
     "\"transient\" opens and closes the document around each query; \"retained\" keeps documents open between queries.",
     "transient"
   ),
-  readiness: field(Readiness, "When a freshly started server is ready for its first query.", { quietMs: 0 })
+  readiness: field(Readiness, "When a freshly started server is ready for its first query.", { quietMs: 0 }),
+  idleTimeoutMs: field(
+    Timer,
+    "A server that has answered no query for this long is shut down; the next query starts it again.",
+    600_000
+  ),
+  crashLoop: field(
+    CrashLoop,
+    "After maxCrashes crashes of one server for one workspace within windowMs, queries fail fast instead of " +
+      "restarting it, until the window has passed.",
+    { maxCrashes: 5, windowMs: 180_000 }
+  )
 }).annotations({ identifier: "ServerConfig", parseOptions: { onExcessProperty: "error" } })
 
 /**
@@ -283,7 +313,13 @@ const Servers = Schema.Record({ key: ServerId, value: ServerConfig }).annotation
  * @category models
  */
 export const StdioConfig = Schema.Struct({
-  servers: Servers
+  servers: Servers,
+  maxServers: field(
+    Schema.Int.pipe(Schema.between(1, 1_000)).annotations({ description: "an integer from 1 to 1000" }),
+    "The most servers running at once. A new workspace's server replaces the least recently used idle one; when " +
+      "none is idle, the query waits for one to become idle.",
+    8
+  )
 }).annotations({
   identifier: "StdioConfig",
   title: "lsp-seam stdio host configuration",

@@ -22,3 +22,8 @@ export * as LspStdio from "./LspStdio.js"
  * @since 0.1.0
  */
 export * as StdioConfig from "./StdioConfig.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StdioHost from "./StdioHost.js"

@@ -1,14 +1,16 @@
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
+import { type Context, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
 import * as LspStdio from "../src/LspStdio.js"
+import * as StdioHost from "../src/StdioHost.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
 
 // The real host on the in-memory executor: no process is spawned, and only TestClock moves time.
 
-const config = (server: Record<string, unknown> = {}) => ({
+const config = (server: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({
+  ...top,
   servers: {
     mem: {
       command: process.execPath,
@@ -32,7 +34,8 @@ const observe = Effect.all({ starts: Ref.make(0), processes: Ref.make<ReadonlyAr
 const buildHost = (
   observed: Observed,
   program: (index: number) => Testing.MemoryProgram,
-  server?: Record<string, unknown>
+  server?: Record<string, unknown>,
+  top?: Record<string, unknown>
 ) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
@@ -44,7 +47,7 @@ const buildHost = (
       })
     )
     const context = yield* Layer.buildWithScope(
-      LspStdio.layer(config(server), { local: false }).pipe(
+      LspStdio.layer(config(server, top), { local: false }).pipe(
         Layer.provideMerge(LspService.layer),
         Layer.provide(Layer.mergeAll(executor, NodeFileSystem.layer, NodePath.layer))
       ),
@@ -214,7 +217,7 @@ describe("LspStdio under TestClock (memory executor)", () => {
       const fiber = yield* Effect.fork(
         Effect.provide(hover(workspace), context).pipe(Effect.timeout("30 seconds"), Effect.exit)
       )
-      yield* settle
+      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
       yield* TestClock.adjust("30 seconds")
       const exit = yield* Fiber.join(fiber)
       assert.isTrue(Exit.isFailure(exit))
@@ -226,10 +229,10 @@ describe("LspStdio under TestClock (memory executor)", () => {
       const again = yield* Effect.fork(
         Effect.provide(hover(workspace), context).pipe(Effect.timeout("1 second"), Effect.option)
       )
-      yield* settle
+      // A fresh start, not the abandoned one.
+      yield* waitFor(Ref.get(observed.starts), (n) => n === 2)
       yield* TestClock.adjust("1 second")
       assert.isTrue(Option.isNone(yield* Fiber.join(again)))
-      assert.strictEqual(yield* Ref.get(observed.starts), 2, "a fresh start, not the abandoned one")
     }))
 
   it.scoped("a caller interrupted while queued leaves the queue; the others run in order", () =>
@@ -273,5 +276,144 @@ describe("LspStdio under TestClock (memory executor)", () => {
       yield* Fiber.join(last)
       assert.deepStrictEqual(yield* Ref.get(answered), [0, 2])
       assert.strictEqual(yield* Ref.get(observed.starts), 1)
+    }))
+
+  const answering = () =>
+    Testing.fakeLanguageServer({ handlers: { "textDocument/hover": () => Effect.succeed(Testing.result(null)) } })
+
+  const statusOf = (context: Context.Context<StdioHost.StdioHost>) =>
+    Effect.flatMap(Effect.provide(StdioHost.StdioHost, context), (host) => host.status)
+
+  it.scoped("an idle server is shut down after idleTimeoutMs and started again on demand", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, answering, { idleTimeoutMs: 10_000 })
+      yield* Effect.provide(hover(workspace), context)
+      yield* TestClock.adjust("9999 millis")
+      yield* settle
+      assert.strictEqual((yield* statusOf(context)).length, 1, "still pooled just before the timeout")
+      yield* TestClock.adjust("1 millis")
+      yield* waitFor(statusOf(context), (all) => all.length === 0)
+      yield* Effect.provide(hover(workspace), context)
+      assert.strictEqual(yield* Ref.get(observed.starts), 2)
+    }))
+
+  it.scoped("use resets the idle clock", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, answering, { idleTimeoutMs: 10_000 })
+      yield* Effect.provide(hover(workspace), context)
+      yield* TestClock.adjust("6 seconds")
+      yield* Effect.provide(hover(workspace), context)
+      yield* TestClock.adjust("6 seconds")
+      yield* settle
+      const [status] = yield* statusOf(context)
+      assert.strictEqual(status?.queriesServed, 2)
+      assert.strictEqual(status?.state, "idle")
+      assert.strictEqual(yield* Ref.get(observed.starts), 1)
+    }))
+
+  it.scoped("after maxCrashes crashes in the window, queries fail fast until the window has passed", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const crashing = () =>
+        Testing.fakeLanguageServer({
+          onNotification: (method, _params, process) =>
+            method === "textDocument/didOpen"
+              ? Effect.zipRight(process.writeStderr(new TextEncoder().encode("segfault\n")), process.exit(139))
+              : Effect.void
+        })
+      const { context } = yield* buildHost(observed, crashing, { crashLoop: { maxCrashes: 4, windowMs: 60_000 } })
+      // Each query crashes twice (the first try and its one retry).
+      assert.strictEqual((yield* Effect.flip(Effect.provide(hover(workspace), context))).code, "LSP_SERVER_EXITED")
+      assert.strictEqual((yield* Effect.flip(Effect.provide(hover(workspace), context))).code, "LSP_SERVER_EXITED")
+      assert.strictEqual(yield* Ref.get(observed.starts), 4)
+      const refused = yield* Effect.flip(Effect.provide(hover(workspace), context))
+      assert.strictEqual(refused.code, "LSP_CRASH_LOOP")
+      assert.include(refused.message, "segfault")
+      assert.include(refused.message, "try again in 60 s")
+      assert.strictEqual(yield* Ref.get(observed.starts), 4, "no restart while the budget is spent")
+      yield* TestClock.adjust("59999 millis")
+      assert.strictEqual((yield* Effect.flip(Effect.provide(hover(workspace), context))).code, "LSP_CRASH_LOOP")
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* Effect.flip(Effect.provide(hover(workspace), context))).code, "LSP_SERVER_EXITED")
+      assert.strictEqual(yield* Ref.get(observed.starts), 6)
+    }))
+
+  it.scoped("at maxServers, a new workspace replaces the least recently used idle server", () =>
+    Effect.gen(function*() {
+      const [a, b, c] = [yield* makeWorkspace(), yield* makeWorkspace(), yield* makeWorkspace()]
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, answering, {}, { maxServers: 2 })
+      yield* Effect.provide(hover(a), context)
+      yield* TestClock.adjust("1 second")
+      yield* Effect.provide(hover(b), context)
+      yield* TestClock.adjust("1 second")
+      yield* Effect.provide(hover(a), context) // b is now the least recently used
+      yield* Effect.provide(hover(c), context)
+      yield* waitFor(statusOf(context), (all) => all.length === 2)
+      const workspaces = (yield* statusOf(context)).map((s) => s.workspace).sort()
+      assert.deepStrictEqual(workspaces, [a, c].sort())
+      assert.strictEqual(yield* Ref.get(observed.starts), 3)
+    }))
+
+  it.scoped("at maxServers with every server busy, a new workspace waits until one is idle", () =>
+    Effect.gen(function*() {
+      const [a, b] = [yield* makeWorkspace(), yield* makeWorkspace()]
+      const observed = yield* observe
+      const release = yield* Deferred.make<void>()
+      const slowFirst = (index: number) =>
+        Testing.fakeLanguageServer({
+          handlers: {
+            "textDocument/hover": () =>
+              Effect.as(index === 0 ? Deferred.await(release) : Effect.void, Testing.result(null))
+          }
+        })
+      const { context } = yield* buildHost(observed, slowFirst, {}, { maxServers: 1 })
+      const busy = yield* Effect.fork(Effect.provide(hover(a), context))
+      yield* waitFor(statusOf(context), (all) => all[0]?.state === "busy")
+      const waiting = yield* Effect.fork(Effect.provide(hover(b), context))
+      yield* settle
+      assert.strictEqual(yield* Ref.get(observed.starts), 1, "b waits: the only server is busy")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(busy)
+      assert.deepStrictEqual(yield* Fiber.join(waiting), { kind: "hover", hover: null })
+      assert.strictEqual(yield* Ref.get(observed.starts), 2)
+      assert.deepStrictEqual((yield* statusOf(context)).map((s) => s.workspace), [b])
+    }))
+
+  it.scoped("status reports provider, workspace, pid, state, uptime, queries, restarts and last crash", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const crashOnce = (index: number) =>
+        Testing.fakeLanguageServer({
+          onNotification: (method, _params, process) =>
+            method === "textDocument/didOpen" && index === 0
+              ? Effect.zipRight(process.writeStderr(new TextEncoder().encode("first one died\n")), process.exit(1))
+              : Effect.void,
+          handlers: { "textDocument/hover": () => Effect.succeed(Testing.result(null)) }
+        })
+      const { context } = yield* buildHost(observed, crashOnce)
+      yield* Effect.provide(hover(workspace), context)
+      yield* TestClock.adjust("5 seconds")
+      const [status] = yield* statusOf(context)
+      const [, second] = yield* Ref.get(observed.processes)
+      assert.deepStrictEqual(status, {
+        providerId: "mem",
+        workspace,
+        pid: second!.pid,
+        state: "idle",
+        uptimeMs: 5_000,
+        queriesServed: 1,
+        restarts: 1,
+        lastError: status?.lastError ?? null,
+        rssBytes: null
+      })
+      assert.include(status?.lastError ?? "", "first one died")
     }))
 })

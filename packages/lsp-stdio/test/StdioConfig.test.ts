@@ -38,8 +38,11 @@ describe("StdioConfig", () => {
         shutdownTimeoutMs: 5_000,
         killGraceMs: 2_000,
         documentSync: "transient",
-        readiness: { quietMs: 0 }
+        readiness: { quietMs: 0 },
+        idleTimeoutMs: 600_000,
+        crashLoop: { maxCrashes: 5, windowMs: 180_000 }
       })
+      assert.strictEqual(config.maxServers, 8)
     }))
 
   it.effect("keeps every explicit value", () =>
@@ -57,11 +60,13 @@ describe("StdioConfig", () => {
         shutdownTimeoutMs: 2_147_483_647,
         killGraceMs: 1,
         documentSync: "retained" as const,
-        readiness: { quietMs: 250 }
+        readiness: { quietMs: 250 },
+        idleTimeoutMs: 1,
+        crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
       }
-      const config = yield* StdioConfig.decode({ servers: { " clangd ": server } })
+      const config = yield* StdioConfig.decode({ servers: { " clangd ": server }, maxServers: 1 })
       assert.deepStrictEqual(config.servers[" clangd "], server)
-      assert.deepStrictEqual(StdioConfig.encode(config), { servers: { " clangd ": server } })
+      assert.deepStrictEqual(StdioConfig.encode(config), { servers: { " clangd ": server }, maxServers: 1 })
     }))
 
   it.effect("defaults quietMs inside an explicit readiness object and accepts 0", () =>
@@ -73,7 +78,7 @@ describe("StdioConfig", () => {
     }))
 
   describe("rejects", () => {
-    const timers = ["shutdownTimeoutMs", "killGraceMs"] as const
+    const timers = ["shutdownTimeoutMs", "killGraceMs", "idleTimeoutMs"] as const
     for (const field of timers) {
       for (const bad of [0, -1, 2_147_483_648, 1.5, Number.NaN, "5000", null]) {
         it.effect(`${field} = ${String(bad)}`, () =>
@@ -324,7 +329,9 @@ describe("StdioConfig", () => {
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,
       documentSync: "transient",
-      readiness: { quietMs: 0 }
+      readiness: { quietMs: 0 },
+      idleTimeoutMs: 600_000,
+      crashLoop: { maxCrashes: 5, windowMs: 180_000 }
     })
     assert.isString(props.maxDocumentBytes.description)
   })

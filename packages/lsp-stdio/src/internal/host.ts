@@ -7,6 +7,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { LspError, LspProvider, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -14,6 +15,8 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type { StdioConfig } from "../StdioConfig.js"
+import type { ServerStatus, StdioHostShape } from "../StdioHost.js"
+import * as CrashLoop from "./crashLoop.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
 import { resolveExecutable } from "./executable.js"
 import * as FifoMutex from "./fifoMutex.js"
@@ -80,8 +83,13 @@ export const prepare = (
  */
 export const makeProviders = (
   specs: ReadonlyArray<ServerInstance.ServerSpec>,
-  world: ProcessWorld
-): Effect.Effect<ReadonlyArray<LspProvider.LspProvider>, never, Scope.Scope | Platform> =>
+  world: ProcessWorld,
+  options: { readonly maxServers: number }
+): Effect.Effect<
+  { readonly providers: ReadonlyArray<LspProvider.LspProvider>; readonly host: StdioHostShape },
+  never,
+  Scope.Scope | Platform
+> =>
   Effect.gen(function*() {
     const owner = yield* Effect.scope
     // Only these three: the full context would also carry the Layer's Scope, and providing that to a server
@@ -89,7 +97,9 @@ export const makeProviders = (
     const platform = Context.pick(FileSystem.FileSystem, Path.Path, CommandExecutor.CommandExecutor)(
       yield* Effect.context<Platform>()
     )
-    const pool = yield* Pool.make<ServerInstance.ServerInstance>()
+    const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
+    const crashes = yield* CrashLoop.make
+    const starts = yield* Ref.make(new Map<string, number>())
     const permits = yield* Ref.make(new Map<string, FifoMutex.FifoMutex>())
 
     const permitFor = (workspace: Workspace) =>
@@ -120,10 +130,15 @@ export const makeProviders = (
     ) =>
       Effect.gen(function*() {
         const key = poolKey(spec, workspace)
-        const instance = yield* pool.get(
-          key,
-          Effect.provide(ServerInstance.start(spec, workspace, world), platform)
-        )
+        const start = Effect.gen(function*() {
+          yield* crashes.check(key, spec.providerId, spec.config.crashLoop)
+          yield* Ref.update(starts, (map) => new Map(map).set(key, (map.get(key) ?? 0) + 1))
+          return yield* ServerInstance.start(spec, workspace, world, { onCrash: (error) => crashes.record(key, error) })
+        })
+        const instance = yield* pool.lease(key, {
+          start: Effect.provide(start, platform),
+          idleTimeoutMs: spec.config.idleTimeoutMs
+        })
         const evictOnTransportFailure = <A, R>(self: Effect.Effect<A, LspError.LspError, R>) =>
           Effect.tapError(self, (error) =>
             isTransportFailure(error)
@@ -192,7 +207,7 @@ export const makeProviders = (
             const exit = yield* Effect.exit(restore(Effect.gen(function*() {
               // The file is read when this query's turn comes, and before any server is started.
               const source = yield* readSource(workspace, query.filePath, spec.config.maxDocumentBytes)
-              const once = attempt(spec, query, workspace, source, open)
+              const once = Effect.scoped(attempt(spec, query, workspace, source, open))
               return yield* Effect.catchIf(once, isTransportFailure, () => once)
             })))
             const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
@@ -205,11 +220,35 @@ export const makeProviders = (
         )
       }).pipe(Effect.provide(platform))
 
-    return specs.map((spec) =>
+    const providers = specs.map((spec) =>
       LspProvider.make({
         id: spec.providerId,
         extensionToLanguage: spec.config.extensionToLanguage,
         query: (query) => runQuery(spec, query)
       })
     )
+
+    const status = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const startCounts = yield* Ref.get(starts)
+      return yield* Effect.forEach(yield* pool.status, (entry) =>
+        Effect.gen(function*() {
+          const [providerId = "", workspace = ""] = entry.key.split("\u0000")
+          const instance = Option.getOrUndefined(entry.value)
+          const lastCrash = yield* crashes.last(entry.key)
+          return {
+            providerId,
+            workspace,
+            pid: instance?.pid ?? null,
+            state: instance === undefined ? "starting" : entry.inUse > 0 ? "busy" : "idle",
+            uptimeMs: now - entry.startedAt,
+            queriesServed: entry.leases,
+            restarts: Math.max(0, (startCounts.get(entry.key) ?? 1) - 1),
+            lastError: lastCrash?.error.message ?? null,
+            rssBytes: instance === undefined ? null : yield* world.residentBytes(instance.pid)
+          } satisfies ServerStatus
+        }))
+    })
+
+    return { providers, host: { status } }
   })

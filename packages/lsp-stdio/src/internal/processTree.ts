@@ -64,3 +64,19 @@ export const awaitGroupGone = (pgid: number, timeoutMs: number): Effect.Effect<b
     Effect.interruptible,
     Effect.timeoutTo({ duration: timeoutMs, onTimeout: () => false, onSuccess: () => true })
   )
+
+/** The summed resident memory of the group's live members, from /proc; null where /proc is missing. */
+export const groupResidentBytes = (pgid: number): Effect.Effect<number | null> =>
+  Effect.map(groupMembers(pgid), (members) => {
+    if (!NodeFs.existsSync("/proc")) return null
+    let total = 0
+    for (const pid of members) {
+      try {
+        const match = /^VmRSS:\s+(\d+) kB/m.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "latin1"))
+        if (match !== null) total += Number(match[1]) * 1024
+      } catch {
+        // The process left between listing and reading.
+      }
+    }
+    return total
+  })

@@ -18,6 +18,8 @@ export interface ProcessWorld {
   ) => Effect.Effect<void>
   /** Waits up to `timeoutMs` until the server and everything it started are gone; false on timeout. */
   readonly treeGone: (pid: number, exited: Effect.Effect<unknown>, timeoutMs: number) => Effect.Effect<boolean>
+  /** Resident memory of the server and everything it started, in bytes, where the world can tell. */
+  readonly residentBytes: (pid: number) => Effect.Effect<number | null>
 }
 
 // Teardown runs in finalisers, which are uninterruptible: each wait must opt back in, or its timeout could
@@ -34,7 +36,8 @@ export const local: ProcessWorld = {
   treeGone: (pid, exited, timeoutMs) =>
     Effect.zipWith(awaitExit(exited, timeoutMs), ProcessTree.awaitGroupGone(pid, timeoutMs), (a, b) => a && b, {
       concurrent: true
-    })
+    }),
+  residentBytes: (pid) => ProcessTree.groupResidentBytes(pid)
 }
 
 /** Any other world: signals go through the executor, and "gone" means the process reported its exit. */
@@ -43,5 +46,6 @@ export const remote: ProcessWorld = {
   // The executor's kill waits for the exit; do not let it block the escalation.
   signalTree: (_pid, signal, kill) =>
     kill(signal).pipe(Effect.ignore, Effect.interruptible, Effect.fork, Effect.asVoid),
-  treeGone: (_pid, exited, timeoutMs) => awaitExit(exited, timeoutMs)
+  treeGone: (_pid, exited, timeoutMs) => awaitExit(exited, timeoutMs),
+  residentBytes: () => Effect.succeed(null)
 }

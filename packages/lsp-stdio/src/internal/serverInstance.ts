@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -99,7 +100,11 @@ export const start = (
   spec: ServerSpec,
   workspace: Workspace,
   world: ProcessWorld,
-  hooks: { readonly onNotification?: (method: string, params: unknown) => Effect.Effect<void> } = {}
+  hooks: {
+    readonly onNotification?: (method: string, params: unknown) => Effect.Effect<void>
+    /** Told when the process exits without having been asked to (not during teardown). */
+    readonly onCrash?: (error: LspError.LspError) => Effect.Effect<void>
+  } = {}
 ): Effect.Effect<ServerInstance, LspError.LspError, Scope.Scope | CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
     const { config, providerId } = spec
@@ -172,25 +177,32 @@ export const start = (
       Effect.ensuring(Deferred.succeed(stdinClosed, undefined)),
       Effect.forkScoped
     )
+    const stopping = yield* Ref.make(false)
     yield* Deferred.await(exitInfo).pipe(
       Effect.zipRight(exitError),
-      Effect.flatMap(connection.fail),
+      Effect.tap(connection.fail),
+      Effect.flatMap((error) =>
+        Effect.flatMap(Ref.get(stopping), (asked) => asked ? Effect.void : hooks.onCrash?.(error) ?? Effect.void)
+      ),
       Effect.forkScoped
     )
 
     // Runs before the platform's own finaliser (added earlier), which would wait forever on a process that
     // ignores SIGTERM.
     yield* Effect.addFinalizer(() =>
-      teardown({
-        providerId,
-        config,
-        world,
-        pid: child.pid,
-        connection,
-        exited: Deferred.await(exitInfo),
-        closeStdin: Queue.shutdown(stdin).pipe(Effect.zipRight(Deferred.await(stdinClosed))),
-        kill: child.kill
-      })
+      Effect.zipRight(
+        Ref.set(stopping, true),
+        teardown({
+          providerId,
+          config,
+          world,
+          pid: child.pid,
+          connection,
+          exited: Deferred.await(exitInfo),
+          closeStdin: Queue.shutdown(stdin).pipe(Effect.zipRight(Deferred.await(stdinClosed))),
+          kill: child.kill
+        })
+      )
     )
 
     const initialized = yield* connection.request("initialize", {
