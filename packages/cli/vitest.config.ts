@@ -1,4 +1,5 @@
 import { defineProject, mergeConfig } from "vitest/config"
 import shared from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({}))
+// The end-to-end tests run the compiled command (dist/bin.js), as users do: build it once first.
+export default mergeConfig(shared, defineProject({ test: { globalSetup: ["./test/globalSetup.ts"] } }))

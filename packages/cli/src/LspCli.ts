@@ -1,0 +1,232 @@
+/**
+ * The `lsp-seam` command, built with `@effect/cli`:
+ *
+ * - `lsp-seam query <operation> <file>:<line>:<character> [--cwd DIR] [--config FILE] [--json]`
+ * - `lsp-seam mcp [--cwd DIR] [--config FILE]`
+ * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
+ *
+ * `run` parses the arguments, runs the command and returns the exit code: 0 success (also when nothing was
+ * found), 1 an `LspError` (printed as `error[CODE]: message` on stderr) or an unusable server in `doctor`,
+ * 2 a usage error. Only results are written to stdout.
+ *
+ * @since 0.1.0
+ */
+import * as McpServer from "@effect/ai/McpServer"
+import * as Args from "@effect/cli/Args"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { LspError, LspExtension, LspQuery, LspService } from "@lsp-seam/lsp"
+import { LspStdio } from "@lsp-seam/lsp-stdio"
+import { LspMcp, LspSession, LspToolHandler } from "@lsp-seam/tool-lsp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { CliIO } from "./internal/cliIO.js"
+import { stderr, stdout } from "./internal/cliIO.js"
+import * as Doctor from "./internal/doctor.js"
+import { Unhealthy, UsageError } from "./internal/errors.js"
+import { parseLocation } from "./internal/location.js"
+import { withProgress } from "./internal/progress.js"
+import { version } from "./internal/version.js"
+import * as LspConfigFile from "./LspConfigFile.js"
+
+/**
+ * Everything the command needs from its environment: the platform (`NodeContext.layer`) and where to write.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Environment =
+  | CliApp.CliApp.Environment
+  | FileSystem.FileSystem
+  | Path.Path
+  | CommandExecutor.CommandExecutor
+  | CliIO
+
+const cwd = Options.text("cwd").pipe(
+  Options.withDescription("The workspace root (default: the current directory). Files are relative to it."),
+  Options.optional
+)
+
+const config = Options.file("config").pipe(
+  Options.withDescription(
+    `A configuration file (default: ${LspConfigFile.fileName} in the workspace, else the presets).`
+  ),
+  Options.optional
+)
+
+const workspaceOf = (option: Option.Option<string>) =>
+  Effect.map(Path.Path, (path) => path.resolve(Option.getOrElse(option, () => ".")))
+
+const loadConfig = (configFile: Option.Option<string>, workingDirectory: string) =>
+  LspConfigFile.load({ configFile: Option.getOrUndefined(configFile), workingDirectory })
+
+const hostLayer = (loaded: LspConfigFile.Loaded) =>
+  LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer))
+
+/** The server that will answer for `file`, to name it in the progress line. */
+const serverFor = (loaded: LspConfigFile.Loaded, file: string): Option.Option<string> => {
+  const extension = LspExtension.finalExtension(file)
+  return Option.fromNullable(
+    Object.entries(loaded.config.servers).find(([, server]) =>
+      Object.keys(server.extensionToLanguage).some((key) =>
+        Either.getOrNull(LspExtension.normalizeExtensionKey(key)) === extension
+      )
+    )?.[0]
+  )
+}
+
+const query = Command.make(
+  "query",
+  {
+    operation: Args.choice(LspQuery.LspOperation.literals.map((op) => [op, op] as const), { name: "operation" }),
+    location: Args.text({ name: "file:line:character" }).pipe(
+      Args.withDescription("The symbol: a file (relative to the workspace, or absolute), a one-based line and column.")
+    ),
+    cwd,
+    config,
+    json: Options.boolean("json").pipe(
+      Options.withDescription("Print the canonical result as JSON (zero-based positions) instead of the text.")
+    )
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const location = yield* parseLocation(args.location)
+      const workspace = yield* workspaceOf(args.cwd)
+      const loaded = yield* loadConfig(args.config, workspace)
+      const run = LspToolHandler.run({
+        operation: args.operation,
+        file_path: location.file,
+        line: location.line,
+        character: location.character
+      })
+      yield* Option.match(serverFor(loaded, location.file), {
+        onNone: () => run,
+        onSome: (server) => withProgress(`${server}: starting the language server and running ${args.operation}…`, run)
+      }).pipe(
+        // Printed before the Layer closes: the answer does not wait for the servers' shutdown.
+        Effect.flatMap((output) =>
+          stdout(args.json ? `${JSON.stringify(output.result, null, 2)}\n` : `${output.text}\n`)
+        ),
+        Effect.provide(hostLayer(loaded)),
+        Effect.provide(LspSession.layer(workspace))
+      )
+    })
+).pipe(Command.withDescription("Ask the language server one question and print the answer."))
+
+const requireDirectory = (workspace: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.stat(workspace).pipe(
+      Effect.option,
+      Effect.flatMap((info) =>
+        Option.isSome(info) && info.value.type === "Directory"
+          ? Effect.void
+          : Effect.fail(
+            LspError.invalidWorkspace(`The workspace ${workspace} is not a directory.`, { workspace })
+          )
+      )
+    ))
+
+// The MCP server ends when its client closes stdin.
+const stdinClosed = Effect.async<void>((resume) => {
+  const done = () => resume(Effect.void)
+  if (process.stdin.readableEnded) return done()
+  process.stdin.once("end", done)
+  process.stdin.once("close", done)
+  return Effect.sync(() => {
+    process.stdin.off("end", done)
+    process.stdin.off("close", done)
+  })
+})
+
+const mcp = Command.make("mcp", { cwd, config }, (args) =>
+  Effect.gen(function*() {
+    const workspace = yield* workspaceOf(args.cwd)
+    yield* requireDirectory(workspace)
+    const loaded = yield* loadConfig(args.config, workspace)
+    const server = LspMcp.layer().pipe(
+      Layer.provide(
+        McpServer.layerStdio({ name: "lsp-seam", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
+      ),
+      Layer.provide(hostLayer(loaded)),
+      Layer.provide(LspSession.layer(workspace))
+    )
+    // Served from a child fiber: when stdin ends, the stdio protocol interrupts the fiber that built it, and
+    // that end of the session is a success, not an interruption of the command.
+    const serving = yield* Effect.fork(Effect.scoped(Effect.zipRight(Layer.build(server), stdinClosed)))
+    const exit = yield* Fiber.await(serving)
+    if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+  })).pipe(
+    Command.withDescription("Serve the lsp tool to a Model Context Protocol client over stdio (logs go to stderr).")
+  )
+
+const doctor = Command.make("doctor", { cwd, config }, (args) =>
+  Effect.gen(function*() {
+    const workspace = yield* workspaceOf(args.cwd)
+    const loaded = yield* loadConfig(args.config, workspace)
+    const count = Object.keys(loaded.config.servers).length
+    const reports = yield* withProgress(
+      `starting ${count} language server${count === 1 ? "" : "s"}…`,
+      LspStdio.diagnose(loaded.input, workspace)
+    )
+    yield* stdout(Doctor.render(workspace, loaded, reports))
+    const unusable = reports.filter((report) => !report.usable).map((report) => report.providerId)
+    if (unusable.length > 0) return yield* new Unhealthy({ unusable })
+  })).pipe(
+    Command.withDescription(
+      "Start every configured server once and report what it can do; exits 1 if one is unusable."
+    )
+  )
+
+/**
+ * The command tree.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(
+  "lsp-seam",
+  {},
+  () => Effect.fail(new UsageError({ message: "Missing command: use query, mcp or doctor (see lsp-seam --help)." }))
+).pipe(
+  Command.withDescription("Semantic code navigation for agents through real language servers."),
+  Command.withSubcommands([query, mcp, doctor])
+)
+
+const cli = Command.run(command, { name: "lsp-seam", version })
+
+/**
+ * Runs the command for `argv` (as `process.argv`: the runtime and script first) and returns the exit code.
+ * Errors are reported on stderr here; interruption is not caught.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> =>
+  cli(argv).pipe(
+    Effect.as(0),
+    Effect.catchAll((error) => {
+      if (LspError.isLspError(error)) return Effect.as(stderr(`error[${error.code}]: ${error.message}\n`), 1)
+      if (error instanceof UsageError) return Effect.as(stderr(`lsp-seam: ${error.message}\n`), 2)
+      if (error instanceof Unhealthy) {
+        return Effect.as(stderr(`lsp-seam doctor: unusable: ${error.unusable.join(", ")}\n`), 1)
+      }
+      // @effect/cli has printed what was wrong, with the usage.
+      if (ValidationError.isValidationError(error)) return Effect.succeed(2)
+      return Effect.as(stderr(`lsp-seam: ${String(error)}\n`), 1)
+    }),
+    Effect.catchAllDefect((defect) =>
+      Effect.as(stderr(`lsp-seam: internal error: ${Cause.pretty(Cause.die(defect))}\n`), 1)
+    )
+  )

@@ -1,0 +1,195 @@
+/**
+ * Which language servers the command uses: the file given with `--config`, else `lsp-seam.json` in the
+ * working directory, else the active presets. The file is the stdio host's configuration
+ * (`{ "servers": { "<id>": { "command": …, "extensionToLanguage": … } } }`), validated by `StdioConfig`;
+ * a `"$schema"` key is allowed (for editors) and ignored. A file replaces the presets, it does not extend
+ * them.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { LspError } from "@lsp-seam/lsp"
+import { StdioConfig } from "@lsp-seam/lsp-stdio"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as LspPresets from "./LspPresets.js"
+
+/**
+ * The configuration file looked for in the working directory.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const fileName = "lsp-seam.json"
+
+/**
+ * Where the configuration came from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Source =
+  | { readonly _tag: "File"; readonly path: string }
+  | { readonly _tag: "Presets"; readonly detections: ReadonlyArray<LspPresets.Detection> }
+
+/**
+ * A validated configuration and its origin.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Loaded {
+  readonly source: Source
+  /** Decoded, every default filled in. */
+  readonly config: StdioConfig.StdioConfig
+  /** The same configuration encoded again: what `LspStdio.layer` takes. */
+  readonly input: typeof StdioConfig.StdioConfig.Encoded
+}
+
+const withFile = (path: string, error: LspError.LspError): LspError.LspError =>
+  LspError.make(error.code, `${path}: ${error.message}`, { ...error.detail, file: path })
+
+const parseJson = (text: string, path: string): Effect.Effect<unknown, LspError.LspError> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (error) =>
+      LspError.invalidConfig(
+        `The configuration file ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        { file: path }
+      )
+  })
+
+/**
+ * Validates the text of a configuration file; `path` names it in messages. Fails with `LSP_INVALID_CONFIG`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parse = (
+  text: string,
+  path: string
+): Effect.Effect<StdioConfig.StdioConfig, LspError.LspError> =>
+  Effect.gen(function*() {
+    const json = yield* parseJson(text, path)
+    if (Predicate.isRecord(json) && "$schema" in json) {
+      const { $schema, ...rest } = json
+      if (typeof $schema !== "string") {
+        return yield* LspError.invalidConfig(
+          `${path}: "$schema" must be a string (the URL or path of a JSON Schema).`,
+          {
+            file: path
+          }
+        )
+      }
+      return yield* Effect.mapError(StdioConfig.decode(rest), (error) => withFile(path, error))
+    }
+    return yield* Effect.mapError(StdioConfig.decode(json), (error) => withFile(path, error))
+  })
+
+const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.readFileString(path).pipe(
+      Effect.mapError((error) =>
+        LspError.invalidConfig(
+          error._tag === "SystemError" && error.reason === "NotFound"
+            ? `The configuration file ${path} does not exist.`
+            : `The configuration file ${path} cannot be read: ${error.message}`,
+          { file: path }
+        )
+      )
+    ))
+
+const fromFile = (path: string) =>
+  Effect.flatMap(readFile(path), (text) => parse(text, path)).pipe(
+    Effect.map((config): Loaded => ({
+      source: { _tag: "File", path },
+      config,
+      input: StdioConfig.encode(config)
+    }))
+  )
+
+/**
+ * The presets as a loaded configuration. Fails with `LSP_EXECUTABLE_NOT_FOUND` if none is active.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const presets = (
+  environment?: Readonly<Record<string, string | undefined>>
+): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const detections = yield* LspPresets.detect(environment)
+    const config = yield* StdioConfig.decode(LspPresets.toConfig(detections)).pipe(
+      Effect.mapError(() =>
+        LspError.executableNotFound(
+          "No preset language server is installed (not even the TypeScript server this package depends on). " +
+            "Reinstall @lsp-seam/cli, or write an lsp-seam.json."
+        )
+      )
+    )
+    return { source: { _tag: "Presets", detections }, config, input: StdioConfig.encode(config) }
+  })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LoadOptions {
+  /** `--config`: a file, relative to the process's working directory or absolute. */
+  readonly configFile?: string | undefined
+  /** The workspace, where `lsp-seam.json` is looked for. */
+  readonly workingDirectory: string
+  /** For preset detection (`PATH`); default `process.env`. */
+  readonly environment?: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/**
+ * `--config`, else `lsp-seam.json` in the working directory, else the presets. A file that is missing
+ * (when named), unreadable, not JSON or not a valid configuration is `LSP_INVALID_CONFIG`.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const load = (
+  options: LoadOptions
+): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const fs = yield* FileSystem.FileSystem
+    if (options.configFile !== undefined) return yield* fromFile(path.resolve(options.configFile))
+    const local = path.join(path.resolve(options.workingDirectory), fileName)
+    const exists = yield* fs.exists(local).pipe(Effect.orElseSucceed(() => false))
+    return exists ? yield* fromFile(local) : yield* presets(options.environment)
+  })
+
+const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknown> => {
+  const schemaProperty = {
+    type: "string",
+    description: "The JSON Schema of this file, for editors; lsp-seam ignores it."
+  }
+  const ref = root.$ref
+  const defs = root.$defs
+  if (typeof ref === "string" && ref.startsWith("#/$defs/") && Predicate.isRecord(defs)) {
+    const name = ref.slice("#/$defs/".length)
+    const target = defs[name]
+    if (Predicate.isRecord(target) && Predicate.isRecord(target.properties)) {
+      return {
+        ...root,
+        $defs: { ...defs, [name]: { ...target, properties: { $schema: schemaProperty, ...target.properties } } }
+      }
+    }
+  }
+  return Predicate.isRecord(root.properties)
+    ? { ...root, properties: { $schema: schemaProperty, ...root.properties } }
+    : root
+}
+
+/**
+ * The JSON Schema of `lsp-seam.json` (draft 7), generated from `StdioConfig` and allowing `"$schema"`.
+ * Published as `@lsp-seam/cli/lsp-seam.schema.json`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const jsonSchema: Readonly<Record<string, unknown>> = addSchemaProperty({ ...StdioConfig.jsonSchema })

@@ -1,0 +1,260 @@
+/**
+ * The language servers `lsp-seam` knows without a configuration file. Presets are composition only: each is
+ * an ordinary stdio server configuration (`StdioConfig` format) plus a title and an install hint. A preset
+ * is active when its command resolves to an executable; TypeScript/JavaScript always is, because
+ * `typescript-language-server` and `typescript` are dependencies of this package. No preset reaches the
+ * network: servers that could download schemas, modules or toolchains are configured not to.
+ *
+ * @since 0.1.0
+ */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type { StdioConfig } from "@lsp-seam/lsp-stdio"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { createRequire } from "node:module"
+import { findExecutable } from "./internal/executables.js"
+
+/**
+ * One server's configuration as written in `lsp-seam.json`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerInput = typeof StdioConfig.ServerConfig.Encoded
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Preset {
+  /** The provider id (the key under `servers`). */
+  readonly id: string
+  /** The languages it covers, for people. */
+  readonly title: string
+  /** What to install to make it active. */
+  readonly install: string
+  readonly server: ServerInput
+}
+
+const require = createRequire(import.meta.url)
+
+const resolveModule = (specifier: string): Option.Option<string> => {
+  try {
+    return Option.some(require.resolve(specifier))
+  } catch {
+    return Option.none()
+  }
+}
+
+const typescriptServer = resolveModule("typescript-language-server/lib/cli.mjs")
+const bundledTsserver = resolveModule("typescript/lib/tsserver.js")
+
+/**
+ * TypeScript and JavaScript through the `typescript-language-server` this package depends on, run by the
+ * same Node binary as `lsp-seam`. The workspace's own `typescript` wins; without one (a directory with no
+ * node_modules) the `typescript` this package depends on is used. Without the syntax server the first
+ * answer of a cold server is already complete; automatic type acquisition (which downloads `@types`
+ * packages) is off.
+ *
+ * @since 0.1.0
+ * @category presets
+ */
+export const typescript: Preset = {
+  id: "typescript",
+  title: "TypeScript, JavaScript",
+  install: "bundled with @lsp-seam/cli",
+  server: {
+    // Should the dependency be missing, a typescript-language-server on PATH is the next best thing.
+    ...Option.match(typescriptServer, {
+      onNone: () => ({ command: "typescript-language-server", args: ["--stdio"] }),
+      onSome: (cli) => ({ command: process.execPath, args: [cli, "--stdio"] })
+    }),
+    extensionToLanguage: {
+      ".ts": "typescript",
+      ".tsx": "typescriptreact",
+      ".mts": "typescript",
+      ".cts": "typescript",
+      ".js": "javascript",
+      ".jsx": "javascriptreact",
+      ".mjs": "javascript",
+      ".cjs": "javascript"
+    },
+    initializationOptions: {
+      tsserver: Option.match(bundledTsserver, {
+        onNone: () => ({ useSyntaxServer: "never" }),
+        onSome: (fallbackPath) => ({ useSyntaxServer: "never", fallbackPath })
+      }),
+      disableAutomaticTypingAcquisition: true,
+      preferences: { includePackageJsonAutoImports: "off" }
+    }
+  }
+}
+
+// Node servers that fetch over HTTP (schema stores, $schema URLs) go through request-light, which honours
+// these variables: pointing them at a closed local port makes every such fetch fail at once.
+const noHttp = {
+  HTTP_PROXY: "http://127.0.0.1:9",
+  HTTPS_PROXY: "http://127.0.0.1:9",
+  http_proxy: "http://127.0.0.1:9",
+  https_proxy: "http://127.0.0.1:9"
+}
+
+/**
+ * Every preset, in the order `lsp-seam doctor` lists them. Extensions never overlap.
+ *
+ * @since 0.1.0
+ * @category presets
+ */
+export const all: ReadonlyArray<Preset> = [
+  typescript,
+  {
+    id: "python",
+    title: "Python",
+    install: "npm install -g pyright (provides pyright-langserver)",
+    server: {
+      command: "pyright-langserver",
+      args: ["--stdio"],
+      extensionToLanguage: { ".py": "python", ".pyi": "python" }
+    }
+  },
+  {
+    id: "bash",
+    title: "Bash, shell scripts",
+    install: "npm install -g bash-language-server",
+    server: {
+      command: "bash-language-server",
+      args: ["start"],
+      extensionToLanguage: { ".sh": "shellscript", ".bash": "shellscript" }
+    }
+  },
+  {
+    id: "json",
+    title: "JSON",
+    install: "npm install -g vscode-langservers-extracted",
+    server: {
+      command: "vscode-json-language-server",
+      args: ["--stdio"],
+      extensionToLanguage: { ".json": "json", ".jsonc": "jsonc" },
+      // Only file: schemas are loaded by the server itself; others would be asked of the client, which refuses.
+      initializationOptions: { handledSchemaProtocols: ["file"], provideFormatter: false },
+      env: noHttp
+    }
+  },
+  {
+    id: "css",
+    title: "CSS, SCSS, Less",
+    install: "npm install -g vscode-langservers-extracted",
+    server: {
+      command: "vscode-css-language-server",
+      args: ["--stdio"],
+      extensionToLanguage: { ".css": "css", ".scss": "scss", ".less": "less" },
+      env: noHttp
+    }
+  },
+  {
+    id: "html",
+    title: "HTML",
+    install: "npm install -g vscode-langservers-extracted",
+    server: {
+      command: "vscode-html-language-server",
+      args: ["--stdio"],
+      extensionToLanguage: { ".html": "html", ".htm": "html" },
+      initializationOptions: { provideFormatter: false },
+      env: noHttp
+    }
+  },
+  {
+    id: "yaml",
+    title: "YAML",
+    install: "npm install -g yaml-language-server",
+    server: {
+      command: "yaml-language-server",
+      args: ["--stdio"],
+      extensionToLanguage: { ".yaml": "yaml", ".yml": "yaml" },
+      // The answer to every workspace/configuration item; the "yaml" item turns the schema stores off.
+      configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
+      env: noHttp
+    }
+  },
+  {
+    id: "c-cpp",
+    title: "C, C++",
+    install: "apt-get install clangd",
+    server: {
+      command: "clangd",
+      extensionToLanguage: {
+        ".c": "c",
+        ".h": "c",
+        ".cc": "cpp",
+        ".cpp": "cpp",
+        ".cxx": "cpp",
+        ".hh": "cpp",
+        ".hpp": "cpp",
+        ".hxx": "cpp"
+      }
+    }
+  },
+  {
+    id: "go",
+    title: "Go",
+    install: "go install golang.org/x/tools/gopls@latest",
+    server: {
+      command: "gopls",
+      extensionToLanguage: { ".go": "go" },
+      // Never download modules or toolchains.
+      env: { GOPROXY: "off", GOTOOLCHAIN: "local" }
+    }
+  },
+  {
+    id: "rust",
+    title: "Rust",
+    install: "rustup component add rust-analyzer",
+    server: {
+      command: "rust-analyzer",
+      extensionToLanguage: { ".rs": "rust" },
+      // cargo metadata must not fetch the registry, and rustup must not install a pinned toolchain.
+      env: { CARGO_NET_OFFLINE: "true", RUSTUP_AUTO_INSTALL: "0" }
+    }
+  }
+]
+
+/**
+ * A preset and where its command resolved (`None`: not installed, so inactive).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Detection {
+  readonly preset: Preset
+  readonly executable: Option.Option<string>
+}
+
+/**
+ * Looks up every preset's command on `PATH` (from `environment`, default `process.env`).
+ *
+ * @since 0.1.0
+ * @category detection
+ */
+export const detect = (
+  environment: Readonly<Record<string, string | undefined>> = process.env
+): Effect.Effect<ReadonlyArray<Detection>, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.forEach(
+    all,
+    (preset) =>
+      Effect.map(findExecutable(preset.server.command, environment.PATH), (executable) => ({ preset, executable }))
+  )
+
+/**
+ * The stdio configuration of the active presets.
+ *
+ * @since 0.1.0
+ * @category detection
+ */
+export const toConfig = (detections: ReadonlyArray<Detection>): typeof StdioConfig.StdioConfig.Encoded => ({
+  servers: Object.fromEntries(
+    detections.filter((detection) => Option.isSome(detection.executable)).map((
+      detection
+    ) => [detection.preset.id, detection.preset.server])
+  )
+})

@@ -1,0 +1,93 @@
+/**
+ * lsp-seam assembled for a program on this machine: the `LspService` with the stdio host on top (your
+ * configuration, or the presets), as one Layer for Effect code, as the `lsp` tool's handler Layer for an
+ * `@effect/ai` agent, and as a Promise client for everything else.
+ *
+ * @since 0.1.0
+ */
+import type * as Tool from "@effect/ai/Tool"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { type LspError, LspService } from "@lsp-seam/lsp"
+import { LspStdio, type StdioConfig } from "@lsp-seam/lsp-stdio"
+import { LspAiTool, LspClient, LspSession, type LspToolConfig } from "@lsp-seam/tool-lsp"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LspConfigFile from "./LspConfigFile.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LayerOptions {
+  /**
+   * The stdio host's configuration (`{ servers: { … } }`, validated); default: the active presets. Load a
+   * file with `LspConfigFile.load`.
+   */
+  readonly config?: typeof StdioConfig.StdioConfig.Encoded | undefined
+  /** How servers start, see `LspStdio.Options`. */
+  readonly stdio?: LspStdio.Options | undefined
+}
+
+/**
+ * The `LspService` with one provider per configured language server, running on this machine
+ * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
+ * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      options.config === undefined
+        ? Effect.map(LspConfigFile.presets(), (loaded) => loaded.input)
+        : Effect.succeed(options.config),
+      (config) => LspStdio.layer(config, options.stdio)
+    )
+  ).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolLayerOptions extends LayerOptions {
+  /** The workspace root of every call: the agent session's working directory. */
+  readonly workingDirectory: string
+  /** Tool limits (`maxLocations`, `maxResultChars`, `timeoutMs`). */
+  readonly tool?: LspToolConfig.LspToolConfigInput | undefined
+}
+
+/**
+ * The handler of the `lsp` tool for an `@effect/ai` agent, with everything it needs: merge it and pass
+ * `LspAiTool.LspToolkit` to `LanguageModel.generateText`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const toolLayer = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError> =>
+  LspAiTool.layer(options.tool).pipe(
+    Layer.provide(LspSession.layer(options.workingDirectory)),
+    Layer.provide(layer(options))
+  )
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientOptions extends LayerOptions {
+  /** Default workspace root of every query (a query may override it). */
+  readonly workingDirectory?: string | undefined
+  /** Tool limits (`maxLocations`, `maxResultChars`, `timeoutMs`). */
+  readonly tool?: LspToolConfig.LspToolConfigInput | undefined
+}
+
+/**
+ * A Promise client over `layer(options)`: `query(args, { signal })` takes the tool's raw arguments (one-based
+ * positions) and resolves to `{ result, text }`; coded failures reject with the `LspError`. Call `close()`
+ * to stop the servers. See `LspClient.makeClient`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const createClient = (options: ClientOptions = {}): LspClient.LspClient =>
+  LspClient.makeClient(layer(options), { workingDirectory: options.workingDirectory, tool: options.tool })

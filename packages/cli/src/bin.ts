@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+/**
+ * The `lsp-seam` executable.
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as CliIO from "./internal/cliIO.js"
+import * as LspCli from "./LspCli.js"
+
+// A reader that went away (`lsp-seam query … | head -1`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error
+})
+
+LspCli.run(process.argv).pipe(
+  // stdout carries results (and MCP messages) only: every log line goes to stderr.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+  Effect.provide(CliIO.layerNode),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit, onExit) => {
+      if (Exit.isSuccess(exit)) return onExit(typeof exit.value === "number" ? exit.value : 0)
+      // Interrupted by SIGINT/SIGTERM: the conventional 128 + SIGINT.
+      onExit(Cause.isInterruptedOnly(exit.cause) ? 130 : 1)
+    }
+  })
+)

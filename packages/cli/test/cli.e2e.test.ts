@@ -1,0 +1,178 @@
+import { assert, describe, it } from "@effect/vitest"
+import { LspResult } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { pathToFileURL } from "node:url"
+import { runCli, tempDir, workspace, workspaceUri } from "./support/cli.js"
+
+// The compiled command against the real typescript-language-server (a dependency of the CLI) on the fixture
+// workspace. A cold server needs a few seconds; the budgets are generous for a loaded machine.
+const timeout = 60_000
+
+const query = (...args: Array<string>) => runCli(["query", ...args])
+
+const lines = (text: string) => text.trimEnd().split("\n")
+
+const decodeResult = Schema.decodeUnknownSync(LspResult.LspQueryResult)
+
+describe.concurrent("lsp-seam query against typescript-language-server", () => {
+  it.live("goToDefinition prints the class and its constructor, one-based", () =>
+    Effect.gen(function*() {
+      const run = yield* query("goToDefinition", "main.ts:3:36")
+      assert.deepStrictEqual(run, { code: 0, stdout: "shape.ts:7:14\nshape.ts:8:3\n", stderr: "" })
+    }), timeout)
+
+  it.live("findReferences includes the declaration, grouped by file", () =>
+    Effect.gen(function*() {
+      const run = yield* query("findReferences", "shape.ts:7:14")
+      assert.strictEqual(run.code, 0)
+      assert.deepStrictEqual(lines(run.stdout), ["shape.ts:7:14", "main.ts:1:10", "main.ts:3:35", "main.ts:3:50"])
+      assert.strictEqual(run.stderr, "")
+    }), timeout)
+
+  it.live("goToImplementation of an interface method finds the class method", () =>
+    Effect.gen(function*() {
+      const run = yield* query("goToImplementation", "main.ts:5:64")
+      assert.deepStrictEqual(run, { code: 0, stdout: "shape.ts:10:3\n", stderr: "" })
+    }), timeout)
+
+  it.live("hover prints the type and the documentation", () =>
+    Effect.gen(function*() {
+      const run = yield* query("hover", "main.ts:3:36")
+      assert.strictEqual(run.code, 0)
+      assert.include(run.stdout, "new Circle(radius: number): Circle")
+      assert.include(run.stdout, "A circle of a given radius.")
+      assert.strictEqual(run.stderr, "")
+    }), timeout)
+
+  it.live("nothing at the position is a success", () =>
+    Effect.gen(function*() {
+      const run = yield* query("hover", "main.ts:2:1")
+      assert.deepStrictEqual(run, { code: 0, stdout: "No hover information.\n", stderr: "" })
+    }), timeout)
+
+  it.live("--json prints exactly the seam result, zero-based", () =>
+    Effect.gen(function*() {
+      const run = yield* query("findReferences", "shape.ts:7:14", "--json")
+      assert.strictEqual(run.code, 0)
+      const result = decodeResult(JSON.parse(run.stdout))
+      const shape = pathToFileURL(NodePath.join(NodeFs.realpathSync(workspace), "shape.ts")).href
+      assert.deepStrictEqual(result.kind === "locations" && result.resolvedWorkspaceUri, workspaceUri())
+      assert.deepStrictEqual(result.kind === "locations" && result.locations[0], {
+        uri: shape,
+        range: { start: { line: 6, character: 13 }, end: { line: 6, character: 19 } }
+      })
+      assert.strictEqual(result.kind === "locations" && result.locations.length, 4)
+    }), timeout)
+
+  it.live("--json for hover is the hover result", () =>
+    Effect.gen(function*() {
+      const run = yield* query("hover", "main.ts:3:36", "--json")
+      assert.strictEqual(run.code, 0)
+      const result = decodeResult(JSON.parse(run.stdout))
+      assert.strictEqual(result.kind, "hover")
+      assert.include(result.kind === "hover" ? result.hover?.contents : "", "A circle of a given radius.")
+    }), timeout)
+
+  it.live("works in a directory with no node_modules (the bundled typescript)", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("no-modules")
+      for (const file of ["tsconfig.json", "shape.ts", "main.ts"]) {
+        NodeFs.copyFileSync(NodePath.join(workspace, file), NodePath.join(dir, file))
+      }
+      const run = yield* runCli(["query", "goToDefinition", "main.ts:3:36", "--cwd", dir], { cwd: "/" })
+      NodeFs.rmSync(dir, { recursive: true, force: true })
+      assert.deepStrictEqual(run, { code: 0, stdout: "shape.ts:7:14\nshape.ts:8:3\n", stderr: "" })
+    }), timeout)
+})
+
+const failure = (run: { code: number; stdout: string; stderr: string }, code: number, prefix: string) => {
+  assert.strictEqual(run.code, code, run.stderr)
+  assert.strictEqual(run.stdout, "")
+  assert.isTrue(run.stderr.startsWith(prefix), run.stderr)
+}
+
+describe.concurrent("lsp-seam query exit codes", () => {
+  it.live(
+    "no provider for the extension: 1, LSP_UNAVAILABLE",
+    () => Effect.map(query("hover", "notes.txt:1:1"), (run) => failure(run, 1, "error[LSP_UNAVAILABLE]: ")),
+    timeout
+  )
+
+  it.live(
+    "a position that is not a number: 2",
+    () => Effect.map(query("hover", "main.ts:three:1"), (run) => failure(run, 2, "lsp-seam: Invalid position")),
+    timeout
+  )
+
+  it.live(
+    "no position at all: 2",
+    () => Effect.map(query("hover", "main.ts"), (run) => failure(run, 2, "lsp-seam: Invalid position")),
+    timeout
+  )
+
+  it.live(
+    "line 0 is the tool's invalid argument: 1",
+    () => Effect.map(query("hover", "main.ts:0:5"), (run) => failure(run, 1, "error[LSP_INVALID_ARGUMENTS]: ")),
+    timeout
+  )
+
+  it.live("an unknown operation: 2", () =>
+    Effect.map(query("definition", "main.ts:3:36"), (run) => {
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      assert.include(run.stderr, "goToDefinition")
+    }), timeout)
+
+  it.live("a file outside the workspace: 1, LSP_SOURCE_OUTSIDE_WORKSPACE", () =>
+    Effect.map(
+      query("hover", "../../../src/LspCli.ts:1:1"),
+      (run) => failure(run, 1, "error[LSP_SOURCE_OUTSIDE_WORKSPACE]: ")
+    ), timeout)
+
+  it.live(
+    "a missing file: 1, LSP_SOURCE_NOT_FOUND",
+    () => Effect.map(query("hover", "missing.ts:1:1"), (run) => failure(run, 1, "error[LSP_SOURCE_NOT_FOUND]: ")),
+    timeout
+  )
+
+  it.live("a workspace that does not exist: 1, LSP_INVALID_WORKSPACE", () =>
+    Effect.map(
+      query("hover", "main.ts:1:1", "--cwd", "/nonexistent/lsp-seam"),
+      (run) => failure(run, 1, "error[LSP_INVALID_WORKSPACE]: ")
+    ), timeout)
+
+  it.live("--config naming a missing file: 1, LSP_INVALID_CONFIG", () =>
+    Effect.map(
+      query("hover", "main.ts:1:1", "--config", "/nonexistent/lsp-seam.json"),
+      (run) => failure(run, 1, "error[LSP_INVALID_CONFIG]: The configuration file /nonexistent/lsp-seam.json")
+    ), timeout)
+
+  it.live(
+    "an invalid configuration: 1, LSP_INVALID_CONFIG naming the file and the field",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir("bad-config")
+        const file = NodePath.join(dir, "config.json")
+        NodeFs.writeFileSync(file, JSON.stringify({ servers: { ts: { command: "x", extensionToLanguage: {} } } }))
+        const run = yield* query("hover", "main.ts:1:1", "--config", file)
+        NodeFs.rmSync(dir, { recursive: true, force: true })
+        failure(run, 1, `error[LSP_INVALID_CONFIG]: ${file}: `)
+        assert.include(run.stderr, "extensionToLanguage")
+      }),
+    timeout
+  )
+
+  it.live("lsp-seam.json in the workspace that is not JSON: 1, LSP_INVALID_CONFIG", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("bad-json")
+      NodeFs.writeFileSync(NodePath.join(dir, "lsp-seam.json"), "{ servers: ")
+      const run = yield* query("hover", "main.ts:1:1", "--cwd", dir)
+      NodeFs.rmSync(dir, { recursive: true, force: true })
+      failure(run, 1, `error[LSP_INVALID_CONFIG]: The configuration file ${NodePath.join(dir, "lsp-seam.json")} is not`)
+    }), timeout)
+
+  it.live("no command: 2", () => Effect.map(runCli([]), (run) => failure(run, 2, "lsp-seam: Missing command")), timeout)
+})

@@ -1,0 +1,195 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as PlatformCommand from "@effect/platform/Command"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { bin, fakeServer, tempDir, workspace } from "./support/cli.js"
+
+// An independent MCP client (the official TypeScript SDK) spawns the compiled `lsp-seam mcp` over stdio.
+const timeout = 60_000
+
+class McpClient extends Context.Tag("test/McpClient")<McpClient, Client>() {}
+
+const connect = (args: ReadonlyArray<string>) =>
+  Layer.scoped(
+    McpClient,
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [bin, "mcp", ...args],
+          stderr: "pipe"
+        })
+        const client = new Client({ name: "lsp-seam-test", version: "0.0.0" })
+        await client.connect(transport)
+        return client
+      }),
+      (client) => Effect.promise(() => client.close())
+    )
+  )
+
+const ToolResult = Schema.Struct({
+  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+})
+
+const textOf = (result: unknown): string =>
+  Schema.decodeUnknownSync(ToolResult)(result).content.map((part) => part.text ?? "").join("")
+
+const OperationEnum = Schema.Struct({ operation: Schema.Struct({ enum: Schema.Array(Schema.String) }) })
+
+layer(connect(["--cwd", workspace]), { timeout: "60 seconds" })("lsp-seam mcp with the TypeScript preset", (it) => {
+  it.effect("lists exactly the lsp tool: four operations, required fields, read-only annotations", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.deepStrictEqual(tools.map((tool) => tool.name), ["lsp"])
+      const tool = tools[0]!
+      assert.deepStrictEqual(tool.inputSchema.required, ["operation", "file_path", "line", "character"])
+      assert.deepStrictEqual(
+        Schema.decodeUnknownSync(OperationEnum)(tool.inputSchema.properties).operation.enum,
+        ["goToDefinition", "findReferences", "goToImplementation", "hover"]
+      )
+      assert.strictEqual(tool.annotations?.readOnlyHint, true)
+      assert.strictEqual(tool.annotations?.destructiveHint, false)
+      assert.strictEqual(tool.annotations?.openWorldHint, false)
+    }))
+
+  it.effect("answers goToDefinition with one-based path:line:character text", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const result = yield* Effect.promise(() =>
+        client.callTool({
+          name: "lsp",
+          arguments: { operation: "goToDefinition", file_path: "main.ts", line: 3, character: 36 }
+        })
+      )
+      assert.notStrictEqual(result.isError, true)
+      assert.strictEqual(textOf(result), "shape.ts:7:14\nshape.ts:8:3")
+    }), timeout)
+
+  it.effect("answers hover with the type and documentation", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const result = yield* Effect.promise(() =>
+        client.callTool({
+          name: "lsp",
+          arguments: { operation: "hover", file_path: "main.ts", line: 3, character: 36 }
+        })
+      )
+      assert.notStrictEqual(result.isError, true)
+      assert.include(textOf(result), "new Circle(radius: number): Circle")
+      assert.include(textOf(result), "A circle of a given radius.")
+    }), timeout)
+
+  it.effect("reports a coded failure as an error result", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "lsp", arguments: { operation: "hover", file_path: "gone.ts", line: 1, character: 1 } })
+      )
+      assert.strictEqual(result.isError, true)
+      assert.isTrue(textOf(result).startsWith("error[LSP_SOURCE_NOT_FOUND]: "), textOf(result))
+    }), timeout)
+})
+
+const Recorded = Schema.parseJson(Schema.Struct({ type: Schema.String, method: Schema.optional(Schema.String) }))
+
+const readRecord = (file: string): ReadonlyArray<typeof Recorded.Type> =>
+  NodeFs.existsSync(file)
+    ? NodeFs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+      Schema.decodeUnknownSync(Recorded)(line)
+    )
+    : []
+
+const waitFor = (what: string, check: () => boolean) =>
+  Effect.suspend(() => check() ? Effect.void : Effect.fail(what)).pipe(
+    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
+    Effect.orDieWith((what) => new Error(`timed out waiting for ${what}`))
+  )
+
+// A server that takes a minute to answer hover, configured through lsp-seam.json in the workspace.
+const slowWorkspace = () => {
+  const dir = tempDir("mcp-cancel")
+  const record = NodePath.join(dir, "record.jsonl")
+  NodeFs.writeFileSync(NodePath.join(dir, "a.slow"), "hello\n")
+  NodeFs.writeFileSync(
+    NodePath.join(dir, "lsp-seam.json"),
+    JSON.stringify({
+      servers: {
+        slow: {
+          command: process.execPath,
+          args: [fakeServer],
+          extensionToLanguage: { ".slow": "plaintext" },
+          env: { FAKE_LSP: JSON.stringify({ answerDelayMs: { "textDocument/hover": 60_000 }, record }) }
+        }
+      }
+    })
+  )
+  return { dir, record }
+}
+
+describe("lsp-seam mcp cancellation", () => {
+  it.live("a cancelled call sends $/cancelRequest to the server, which then still answers", () => {
+    const { dir, record } = slowWorkspace()
+    return Effect.gen(function*() {
+      const client = yield* McpClient
+      const controller = new AbortController()
+      const call = client.callTool(
+        { name: "lsp", arguments: { operation: "hover", file_path: "a.slow", line: 1, character: 1 } },
+        undefined,
+        { signal: controller.signal }
+      )
+      const settled = call.then(() => "resolved", () => "rejected")
+      yield* waitFor(
+        "the hover request",
+        () => readRecord(record).some((entry) => entry.type === "message" && entry.method === "textDocument/hover")
+      )
+      controller.abort()
+      assert.strictEqual(yield* Effect.promise(() => settled), "rejected")
+      yield* waitFor(
+        "$/cancelRequest",
+        () => readRecord(record).some((entry) => entry.type === "message" && entry.method === "$/cancelRequest")
+      )
+      const next = yield* Effect.promise(() =>
+        client.callTool({
+          name: "lsp",
+          arguments: { operation: "goToDefinition", file_path: "a.slow", line: 1, character: 1 }
+        })
+      )
+      assert.strictEqual(textOf(next), "a.slow:1:1")
+    }).pipe(
+      Effect.provide(connect(["--cwd", dir])),
+      Effect.ensuring(Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
+    )
+  }, timeout)
+
+  it.live("ends with exit code 0 when the client closes stdin", () =>
+    Effect.gen(function*() {
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+      }
+      const server = yield* PlatformCommand.make(process.execPath, bin, "mcp", "--cwd", workspace).pipe(
+        PlatformCommand.feed(`${JSON.stringify(initialize)}\n`),
+        PlatformCommand.start
+      )
+      const [stdout, code] = yield* Effect.all([
+        server.stdout.pipe(Stream.decodeText(), Stream.runFold("", (all, chunk) => all + chunk)),
+        server.exitCode
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(code, 0)
+      const lines = stdout.trimEnd().split("\n")
+      assert.strictEqual(lines.length, 1)
+      assert.strictEqual(JSON.parse(lines[0]!).result.serverInfo.name, "lsp-seam")
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)), timeout)
+})
