@@ -139,8 +139,10 @@ const Env = Schema.Record({ key: EnvName, value: NoNulString }).annotations({
 })
 
 /**
- * When a freshly started server counts as ready: once no `$/progress` token is active and no message has
- * arrived from the server for `quietMs` milliseconds (0: as soon as no progress is active).
+ * When a freshly started server counts as ready for its first query: once no `$/progress` token is
+ * active (when `progress` is on) and nothing has arrived from the server for `quietMs` milliseconds. A
+ * query never waits for this longer than `maxWaitMs`, nor past its caller's deadline; an answer given
+ * before the server settled is marked incomplete.
  *
  * @since 0.1.0
  * @category models
@@ -152,6 +154,19 @@ export const Readiness = Schema.Struct({
     }),
     "After startup, how long the server must have been silent (with no progress active) before the first query.",
     0
+  ),
+  progress: field(
+    Schema.Boolean,
+    "Whether to wait, after startup, until the server's work-done progress (indexing, project loading) has ended.",
+    true
+  ),
+  maxWaitMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "The longest a query waits for a starting server to settle; it then asks anyway and marks the answer " +
+      "incomplete.",
+    15_000
   )
 }).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
 
@@ -229,7 +244,11 @@ export const ServerConfig = Schema.Struct({
     "\"transient\" opens and closes the document around each query; \"retained\" keeps documents open between queries.",
     "transient"
   ),
-  readiness: field(Readiness, "When a freshly started server is ready for its first query.", { quietMs: 0 }),
+  readiness: field(Readiness, "When a freshly started server is ready for its first query.", {
+    quietMs: 0,
+    progress: true,
+    maxWaitMs: 15_000
+  }),
   idleTimeoutMs: field(
     Timer,
     "A server that has answered no query for this long is shut down; the next query starts it again.",

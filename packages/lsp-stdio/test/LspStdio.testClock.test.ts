@@ -1,7 +1,8 @@
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type LspError, LspService } from "@lsp-seam/lsp"
+import { LspDeadline, type LspError, LspService } from "@lsp-seam/lsp"
 import { type Context, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
+import * as Framing from "../src/Framing.js"
 import * as LspStdio from "../src/LspStdio.js"
 import * as StdioHost from "../src/StdioHost.js"
 import * as Testing from "../src/testing.js"
@@ -415,5 +416,67 @@ describe("LspStdio under TestClock (memory executor)", () => {
         rssBytes: null
       })
       assert.include(status?.lastError ?? "", "first one died")
+    }))
+
+  /** A server that reports startup work from `initialized` until `workMs` later. */
+  const indexing = (workMs: number) => () =>
+    Testing.fakeLanguageServer({
+      onNotification: (method, _params, process) => {
+        if (method !== "initialized") return Effect.void
+        const progress = (value: unknown) =>
+          process.writeStdout(Framing.encode({ jsonrpc: "2.0", method: "$/progress", params: { token: "idx", value } }))
+        return progress({ kind: "begin", title: "Indexing" }).pipe(
+          Effect.zipRight(Effect.sleep(workMs)),
+          Effect.zipRight(progress({ kind: "end" })),
+          Effect.fork,
+          Effect.asVoid
+        )
+      },
+      handlers: { "textDocument/hover": () => Effect.succeed(Testing.result({ contents: "complete" })) }
+    })
+
+  it.scoped("the first query waits until the server's startup progress has ended", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, indexing(3_000))
+      const fiber = yield* Effect.fork(Effect.provide(hover(workspace), context))
+      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      yield* settle
+      yield* TestClock.adjust("2999 millis")
+      yield* settle
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), "still indexing")
+      yield* TestClock.adjust("1 millis")
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { kind: "hover", hover: { contents: "complete" } })
+    }))
+
+  it.scoped("when the caller's deadline comes first, the answer is given in time and marked incomplete", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, indexing(60_000))
+      const fiber = yield* Effect.fork(Effect.provide(hover(workspace).pipe(LspDeadline.within(2_000)), context))
+      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      yield* settle
+      // A quarter of the budget is kept for the request itself.
+      yield* TestClock.adjust("1500 millis")
+      assert.deepStrictEqual(yield* Fiber.join(fiber), {
+        kind: "hover",
+        hover: { contents: "complete" },
+        incomplete: true
+      })
+    }))
+
+  it.scoped("maxWaitMs bounds the wait even without a deadline", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, indexing(60_000), { readiness: { maxWaitMs: 5_000 } })
+      const fiber = yield* Effect.fork(Effect.provide(hover(workspace), context))
+      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      yield* settle
+      yield* TestClock.adjust("5 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.incomplete, true)
     }))
 })

@@ -38,7 +38,7 @@ describe("StdioConfig", () => {
         shutdownTimeoutMs: 5_000,
         killGraceMs: 2_000,
         documentSync: "transient",
-        readiness: { quietMs: 0 },
+        readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
       })
@@ -60,7 +60,7 @@ describe("StdioConfig", () => {
         shutdownTimeoutMs: 2_147_483_647,
         killGraceMs: 1,
         documentSync: "retained" as const,
-        readiness: { quietMs: 250 },
+        readiness: { quietMs: 250, progress: false, maxWaitMs: 0 },
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
       }
@@ -72,9 +72,9 @@ describe("StdioConfig", () => {
   it.effect("defaults quietMs inside an explicit readiness object and accepts 0", () =>
     Effect.gen(function*() {
       const empty = yield* StdioConfig.decode(withServer({ readiness: {} }))
-      assert.deepStrictEqual(empty.servers.ts.readiness, { quietMs: 0 })
+      assert.deepStrictEqual(empty.servers.ts.readiness, { quietMs: 0, progress: true, maxWaitMs: 15_000 })
       const zero = yield* StdioConfig.decode(withServer({ readiness: { quietMs: 0 } }))
-      assert.deepStrictEqual(zero.servers.ts.readiness, { quietMs: 0 })
+      assert.deepStrictEqual(zero.servers.ts.readiness, { quietMs: 0, progress: true, maxWaitMs: 15_000 })
     }))
 
   describe("rejects", () => {
@@ -329,7 +329,7 @@ describe("StdioConfig", () => {
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,
       documentSync: "transient",
-      readiness: { quietMs: 0 },
+      readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
       idleTimeoutMs: 600_000,
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }
     })

@@ -42,6 +42,17 @@ export const LspHover = Schema.Struct({
 export type LspHover = typeof LspHover.Type
 
 /**
+ * Present (and `true`) only when the server was still busy with its startup work (indexing, loading the
+ * project) when the answer had to be given: the answer may be missing results. Absent otherwise.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Incomplete = Schema.Literal(true).annotations({
+  description: "The server had not finished starting up; the answer may be incomplete."
+})
+
+/**
  * The answer to goToDefinition, findReferences or goToImplementation. `resolvedWorkspaceUri` is the
  * provider's canonical `file:` URI of the workspace: relativise against it, never against the request's
  * (possibly symlinked) root.
@@ -52,7 +63,8 @@ export type LspHover = typeof LspHover.Type
 export const LspLocationsResult = Schema.Struct({
   kind: Schema.Literal("locations"),
   locations: Schema.Array(LspLocation),
-  resolvedWorkspaceUri: Schema.String
+  resolvedWorkspaceUri: Schema.String,
+  incomplete: Schema.optional(Incomplete)
 })
 
 /**
@@ -69,7 +81,8 @@ export type LspLocationsResult = typeof LspLocationsResult.Type
  */
 export const LspHoverResult = Schema.Struct({
   kind: Schema.Literal("hover"),
-  hover: Schema.NullOr(LspHover)
+  hover: Schema.NullOr(LspHover),
+  incomplete: Schema.optional(Incomplete)
 })
 
 /**
@@ -106,3 +119,11 @@ export const locations = (
  * @category constructors
  */
 export const hover = (hover: LspHover | null): LspHoverResult => ({ kind: "hover", hover })
+
+/**
+ * Marks a result as possibly incomplete (see `Incomplete`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const markIncomplete = <A extends LspQueryResult>(result: A): A => ({ ...result, incomplete: true })

@@ -1,6 +1,11 @@
 /**
  * @since 0.1.0
  */
+export * as LspDeadline from "./LspDeadline.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as LspError from "./LspError.js"
 
 /**

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
+import { LspDeadline, LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -40,6 +40,8 @@ export const budgetedQuery = (
   timeoutMs: number
 ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, LspService.LspService> =>
   LspService.query(request).pipe(
+    // Providers see the deadline, so they can answer within it rather than be cut off.
+    LspDeadline.within(timeoutMs),
     Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => timedOut(timeoutMs) })
   )
 

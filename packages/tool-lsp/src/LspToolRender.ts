@@ -135,8 +135,18 @@ export const truncate = (text: string, maxResultChars: number): string => {
  * @since 0.1.0
  * @category rendering
  */
-export const render = (result: LspResult.LspQueryResult, options: RenderOptions): string =>
-  truncate(
-    result.kind === "locations" ? renderLocations(result, options.maxLocations) : renderHover(result),
-    options.maxResultChars
-  )
+export const render = (result: LspResult.LspQueryResult, options: RenderOptions): string => {
+  const body = result.kind === "locations" ? renderLocations(result, options.maxLocations) : renderHover(result)
+  // First, so that a cap never cuts it off.
+  return truncate(result.incomplete === true ? `${incompleteNote}\n${body}` : body, options.maxResultChars)
+}
+
+/**
+ * The line that opens the text of an answer given while the server was still starting up.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const incompleteNote =
+  "Note: the language server was still starting up (indexing); this answer may be incomplete. " +
+  "Repeat the query in a few seconds for a complete answer."

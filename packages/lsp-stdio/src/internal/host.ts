@@ -5,16 +5,17 @@
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { LspError, LspProvider, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import { LspDeadline, LspError, LspProvider, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import type { StdioConfig } from "../StdioConfig.js"
+import type { Readiness, StdioConfig } from "../StdioConfig.js"
 import type { ServerStatus, StdioHostShape } from "../StdioHost.js"
 import * as CrashLoop from "./crashLoop.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
@@ -64,6 +65,22 @@ const isTransportFailure = (error: LspError.LspError) => {
       return false
   }
 }
+
+/**
+ * How long a query may wait for a starting server to settle: `maxWaitMs`, and never so long that the
+ * request itself could not finish before the caller's deadline (a quarter of what is left, at most 2 s, is
+ * kept for it).
+ */
+const readinessDeadline = (rule: Readiness) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const deadline = yield* FiberRef.get(LspDeadline.current)
+    const byRule = now + rule.maxWaitMs
+    return Option.match(deadline, {
+      onNone: () => byRule,
+      onSome: (d) => Math.min(byRule, d - Math.min(2_000, Math.max(0, d - now) / 4))
+    })
+  })
 
 /** Resolved, validated configuration: every server's executable found and environment built. */
 export const prepare = (
@@ -166,17 +183,17 @@ export const makeProviders = (
               textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
             }).pipe(Effect.zipRight(Ref.set(open, Option.some({ instance, key, uri: source.uri }))))
           )
+          const settled = yield* instance.readiness.awaitSettled(yield* readinessDeadline(spec.config.readiness))
           const params = {
             textDocument: { uri: source.uri },
             position: query.position,
             ...(query.operation === "findReferences" ? { context: { includeDeclaration: true } } : {})
           }
           const raw = yield* instance.connection.request(methodOf[query.operation], params)
-          if (query.operation === "hover") {
-            return LspResult.hover(yield* normalizeHover(raw))
-          }
-          const locations = yield* normalizeLocations(raw, query.operation)
-          return LspResult.locations(locations, workspace.uri)
+          const result = query.operation === "hover"
+            ? LspResult.hover(yield* normalizeHover(raw))
+            : LspResult.locations(yield* normalizeLocations(raw, query.operation), workspace.uri)
+          return settled ? result : LspResult.markIncomplete(result)
         }).pipe(evictOnTransportFailure)
       })
 

@@ -18,6 +18,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as StderrTail from "../StderrTail.js"
 import type { ServerConfig } from "../StdioConfig.js"
 import type { ProcessWorld } from "./processWorld.js"
+import * as Readiness from "./readiness.js"
 import type { Workspace } from "./workspace.js"
 
 /** A configured server after validation: its provider id, resolved executable and child environment. */
@@ -35,6 +36,8 @@ export interface ServerInstance {
   readonly pid: number
   readonly connection: JsonRpc.Connection
   readonly capabilities: ServerCapabilities
+  /** Whether the server's startup work (progress, a quiet period) has settled. */
+  readonly readiness: Readiness.ReadinessTracker
   /** What the server said about itself, when it said something well-formed. */
   readonly serverInfo: Option.Option<typeof ServerInfo.Type>
   /** Resolves once the process has exited. */
@@ -121,6 +124,7 @@ export const start = (
       )
     )
     const stderr = yield* StderrTail.make(config.maxStderrBytes)
+    const readiness = yield* Readiness.make(config.readiness)
     yield* child.stderr.pipe(Stream.runForEach(stderr.append), Effect.ignore, Effect.forkScoped)
 
     const exitInfo = yield* Deferred.make<ExitInfo>()
@@ -157,7 +161,8 @@ export const start = (
       maxMessageBytes: config.maxMessageBytes,
       configuration: config.configuration,
       cancelGrace: config.killGraceMs,
-      ...(hooks.onNotification === undefined ? {} : { onNotification: hooks.onNotification }),
+      onNotification: (method, params) =>
+        Effect.zipRight(readiness.observe(method, params), hooks.onNotification?.(method, params) ?? Effect.void),
       // The process usually exits right after closing its output; give it a moment to report how.
       describeEnd: exitError.pipe(
         Effect.timeoutTo({
@@ -232,6 +237,7 @@ export const start = (
     }
     // Some servers (gopls among them) reject `initialized` without params.
     yield* connection.notify("initialized", {})
+    yield* readiness.touch
 
     return {
       providerId,
@@ -239,6 +245,7 @@ export const start = (
       pid: child.pid,
       connection,
       capabilities,
+      readiness,
       serverInfo: Schema.decodeUnknownOption(ServerInfo)(decoded.right.serverInfo),
       exited: Effect.asVoid(Deferred.await(exitInfo)),
       isAlive: Effect.zipWith(Deferred.isDone(exitInfo), connection.isOpen, (exited, open) => !exited && open)

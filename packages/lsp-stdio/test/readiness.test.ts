@@ -1,0 +1,73 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Option, TestClock } from "effect"
+import * as Readiness from "../src/internal/readiness.js"
+
+const begin = (token: string | number) => ({ token, value: { kind: "begin", title: "Indexing" } })
+const end = (token: string | number) => ({ token, value: { kind: "end" } })
+
+describe("readiness", () => {
+  it.effect("with no progress and no quiet period, a server is settled at once", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 1_000 })
+      assert.isTrue(yield* tracker.awaitSettled(0))
+    }))
+
+  it.effect("waits while a progress token is active, and settles the moment it ends", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      yield* tracker.observe("$/progress", begin("index"))
+      yield* tracker.observe("$/progress", begin(7))
+      const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
+      yield* TestClock.adjust("5 seconds")
+      yield* tracker.observe("$/progress", end("index"))
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)), "token 7 is still active")
+      yield* tracker.observe("$/progress", { token: 7, value: { kind: "report", percentage: 90 } })
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* tracker.observe("$/progress", end(7))
+      assert.isTrue(yield* Fiber.join(waiting))
+    }))
+
+  it.effect("gives up at the deadline, and says so", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      yield* tracker.observe("$/progress", begin("index"))
+      const waiting = yield* Effect.fork(tracker.awaitSettled(3_000))
+      yield* TestClock.adjust("2999 millis")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* TestClock.adjust("1 millis")
+      assert.isFalse(yield* Fiber.join(waiting))
+    }))
+
+  it.effect("a quiet period restarts with every message from the server", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({ quietMs: 200, progress: true, maxWaitMs: 60_000 })
+      const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
+      yield* TestClock.adjust("150 millis")
+      yield* tracker.observe("window/logMessage", { type: 3, message: "loading" })
+      yield* TestClock.adjust("199 millis")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* TestClock.adjust("1 millis")
+      assert.isTrue(yield* Fiber.join(waiting))
+    }))
+
+  it.effect("once settled, later progress does not make queries wait again", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      assert.isTrue(yield* tracker.awaitSettled(0))
+      yield* tracker.observe("$/progress", begin("reindex"))
+      assert.isTrue(yield* tracker.awaitSettled(0))
+    }))
+
+  it.effect("progress is ignored when the rule says so, and malformed progress never counts", () =>
+    Effect.gen(function*() {
+      const ignoring = yield* Readiness.make({ quietMs: 0, progress: false, maxWaitMs: 60_000 })
+      yield* ignoring.observe("$/progress", begin("index"))
+      assert.isTrue(yield* ignoring.awaitSettled(0))
+      const strict = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      yield* strict.observe("$/progress", { token: { nested: true }, value: { kind: "begin" } })
+      yield* strict.observe("$/progress", { token: "x", value: "begin" })
+      assert.strictEqual(yield* strict.activeTokens, 0)
+      assert.isTrue(yield* strict.awaitSettled(0))
+    }))
+})

@@ -1,0 +1,45 @@
+import { assert, describe, it } from "@effect/vitest"
+import { LspDeadline, LspProvider, LspResult, LspService } from "@lsp-seam/lsp"
+import { Effect, Option, TestClock } from "effect"
+import * as LspSession from "../src/LspSession.js"
+import * as LspToolConfig from "../src/LspToolConfig.js"
+import * as LspToolHandler from "../src/LspToolHandler.js"
+import * as LspToolRender from "../src/LspToolRender.js"
+
+const args = { operation: "hover", file_path: "a.ts", line: 1, character: 1 }
+
+describe("the tool and a provider that is still starting up", () => {
+  it.scoped("the provider sees the tool's deadline, measured on the Effect clock", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hour")
+      yield* LspService.registerProvider(LspProvider.make({
+        id: "deadline-reader",
+        extensionToLanguage: { ts: "typescript" },
+        query: () =>
+          Effect.map(
+            LspDeadline.remaining,
+            (left) => LspResult.hover({ contents: Option.match(left, { onNone: () => "none", onSome: String }) })
+          )
+      }))
+      const config = yield* LspToolConfig.make({ timeoutMs: 7_000 })
+      const output = yield* LspToolHandler.run(args, config).pipe(Effect.provide(LspSession.layer("/ws")))
+      assert.strictEqual(output.text, "7000")
+      // Outside a budgeted call there is no deadline.
+      assert.isTrue(Option.isNone(yield* LspDeadline.remaining))
+    }).pipe(Effect.provide(LspService.layer)))
+
+  it("an incomplete answer opens with a note the model can act on, kept even when the text is capped", () => {
+    const result = LspResult.markIncomplete(LspResult.locations([], "file:///ws"))
+    const text = LspToolRender.render(result, { maxLocations: 100, maxResultChars: 16_000 })
+    assert.strictEqual(text, `${LspToolRender.incompleteNote}\nNo results.`)
+    const long = LspResult.markIncomplete(LspResult.hover({ contents: "x".repeat(20_000) }))
+    const capped = LspToolRender.render(long, { maxLocations: 100, maxResultChars: 1_000 })
+    assert.strictEqual(capped.length, 1_000)
+    assert.isTrue(capped.startsWith(LspToolRender.incompleteNote))
+    // A complete answer has no note.
+    assert.strictEqual(
+      LspToolRender.render(LspResult.hover(null), { maxLocations: 100, maxResultChars: 16_000 }),
+      "No hover information."
+    )
+  })
+})
