@@ -244,6 +244,12 @@ export const ServerConfig = Schema.Struct({
     "\"transient\" opens and closes the document around each query; \"retained\" keeps documents open between queries.",
     "transient"
   ),
+  maxRetainedDocuments: field(
+    Schema.Int.pipe(Schema.between(1, 10_000)).annotations({ description: "an integer from 1 to 10000" }),
+    "With documentSync \"retained\": how many documents a server keeps open per workspace (least recently " +
+      "queried closed first).",
+    32
+  ),
   readiness: field(Readiness, "When a freshly started server is ready for its first query.", {
     quietMs: 0,
     progress: true,

@@ -38,6 +38,7 @@ describe("StdioConfig", () => {
         shutdownTimeoutMs: 5_000,
         killGraceMs: 2_000,
         documentSync: "transient",
+        maxRetainedDocuments: 32,
         readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
@@ -60,6 +61,7 @@ describe("StdioConfig", () => {
         shutdownTimeoutMs: 2_147_483_647,
         killGraceMs: 1,
         documentSync: "retained" as const,
+        maxRetainedDocuments: 1,
         readiness: { quietMs: 250, progress: false, maxWaitMs: 0 },
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
@@ -329,6 +331,7 @@ describe("StdioConfig", () => {
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,
       documentSync: "transient",
+      maxRetainedDocuments: 32,
       readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
       idleTimeoutMs: 600_000,
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }

@@ -24,6 +24,7 @@ import * as FifoMutex from "./fifoMutex.js"
 import { normalizeHover, normalizeLocations } from "./normalize.js"
 import * as Pool from "./pool.js"
 import type { ProcessWorld } from "./processWorld.js"
+import * as RetainedDocuments from "./retainedDocuments.js"
 import * as ServerInstance from "./serverInstance.js"
 import { readSource, type Source } from "./source.js"
 import { resolveWorkspace, type Workspace } from "./workspace.js"
@@ -134,7 +135,8 @@ export const makeProviders = (
     interface OpenDocument {
       readonly instance: ServerInstance.ServerInstance
       readonly key: string
-      readonly uri: string
+      /** The transiently opened document to close; null when documents are retained. */
+      readonly uri: string | null
     }
 
     /** One try on the pooled server: start if needed, check support, open, ask, normalise. */
@@ -177,12 +179,28 @@ export const makeProviders = (
               { providerId: spec.providerId, textDocumentSync: instance.capabilities.textDocumentSync ?? null }
             )
           }
-          // Opening and remembering that we opened happen together, so cleanup knows whether to close.
-          yield* Effect.uninterruptible(
-            instance.connection.notify("textDocument/didOpen", {
-              textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
-            }).pipe(Effect.zipRight(Ref.set(open, Option.some({ instance, key, uri: source.uri }))))
-          )
+          if (spec.config.documentSync === "retained") {
+            // The documents stay open; cleanup only has to see the request settle.
+            yield* Ref.set(open, Option.some({ instance, key, uri: null }))
+            yield* Effect.provide(
+              RetainedDocuments.prepare(instance.retained, instance.connection, {
+                workspace,
+                source,
+                languageId: query.languageId,
+                maxDocumentBytes: spec.config.maxDocumentBytes,
+                maxDocuments: spec.config.maxRetainedDocuments,
+                sync: instance.capabilities.textDocumentSync
+              }),
+              platform
+            )
+          } else {
+            // Opening and remembering that we opened happen together, so cleanup knows whether to close.
+            yield* Effect.uninterruptible(
+              instance.connection.notify("textDocument/didOpen", {
+                textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
+              }).pipe(Effect.zipRight(Ref.set(open, Option.some({ instance, key, uri: source.uri }))))
+            )
+          }
           const settled = yield* instance.readiness.awaitSettled(yield* readinessDeadline(spec.config.readiness))
           const params = {
             textDocument: { uri: source.uri },
@@ -207,7 +225,7 @@ export const makeProviders = (
           // The server ignored the cancellation: it must not serve the next query with a stale document.
           return yield* pool.evict(key, instance)
         }
-        if (!(yield* instance.isAlive)) return
+        if (uri === null || !(yield* instance.isAlive)) return
         yield* instance.connection.notify("textDocument/didClose", { textDocument: { uri } }).pipe(
           Effect.catchAll(() => pool.evict(key, instance))
         )

@@ -19,6 +19,7 @@ import * as StderrTail from "../StderrTail.js"
 import type { ServerConfig } from "../StdioConfig.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as Readiness from "./readiness.js"
+import * as RetainedDocuments from "./retainedDocuments.js"
 import type { Workspace } from "./workspace.js"
 
 /** A configured server after validation: its provider id, resolved executable and child environment. */
@@ -36,6 +37,8 @@ export interface ServerInstance {
   readonly pid: number
   readonly connection: JsonRpc.Connection
   readonly capabilities: ServerCapabilities
+  /** Documents kept open between queries (documentSync "retained"); empty for a fresh instance. */
+  readonly retained: RetainedDocuments.RetainedSet
   /** Whether the server's startup work (progress, a quiet period) has settled. */
   readonly readiness: Readiness.ReadinessTracker
   /** What the server said about itself, when it said something well-formed. */
@@ -246,6 +249,7 @@ export const start = (
       connection,
       capabilities,
       readiness,
+      retained: yield* RetainedDocuments.makeSet,
       serverInfo: Schema.decodeUnknownOption(ServerInfo)(decoded.right.serverInfo),
       exited: Effect.asVoid(Deferred.await(exitInfo)),
       isAlive: Effect.zipWith(Deferred.isDone(exitInfo), connection.isOpen, (exited, open) => !exited && open)

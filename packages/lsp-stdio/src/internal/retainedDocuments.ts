@@ -1,0 +1,174 @@
+/**
+ * The warm path: documents stay open in the server between queries, and before every query each of them
+ * is made disk-true again, so answers reflect the bytes on disk exactly as with transient open, without a
+ * re-parse per query. The set is per server instance (a restarted server starts empty: nothing stale is
+ * replayed) and bounded: the least recently queried document is closed when it overflows.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type { LspError } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as NodeCrypto from "node:crypto"
+import type * as JsonRpc from "../JsonRpc.js"
+import { readSource, type Source } from "./source.js"
+import type { Workspace } from "./workspace.js"
+
+/** What the server holds of one document, and what the disk looked like when it was sent. */
+export interface RetainedDocument {
+  readonly path: string
+  readonly uri: string
+  readonly languageId: string
+  readonly version: number
+  readonly size: number
+  readonly mtimeMs: number
+  readonly hash: string
+}
+
+/** Documents an instance holds open, least recently queried first. */
+export type RetainedSet = Ref.Ref<ReadonlyMap<string, RetainedDocument>>
+
+export const makeSet: Effect.Effect<RetainedSet> = Ref.make<ReadonlyMap<string, RetainedDocument>>(new Map())
+
+/** Files modified this recently may change again within the clock's resolution: compare their bytes. */
+const RACY_MS = 2_000
+
+const hashOf = (text: string) => NodeCrypto.createHash("sha256").update(text).digest("base64")
+
+interface DiskState {
+  readonly size: number
+  readonly mtimeMs: number
+}
+
+const diskState = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
+    Effect.map((info): Option.Option<DiskState> =>
+      info.type === "File"
+        ? Option.some({
+          size: Number(info.size),
+          mtimeMs: Option.getOrElse(Option.map(info.mtime, (d) => d.getTime()), () => 0)
+        })
+        : Option.none()
+    ),
+    Effect.orElseSucceed(() => Option.none<DiskState>())
+  )
+
+const close = (connection: JsonRpc.Connection, document: RetainedDocument) =>
+  connection.notify("textDocument/didClose", { textDocument: { uri: document.uri } })
+
+/**
+ * Sends the whole new text. A server that takes no didChange at all (sync kind None) gets the document
+ * closed and opened again instead.
+ */
+const change = (connection: JsonRpc.Connection, document: RetainedDocument, text: string, canChange: boolean) =>
+  canChange
+    ? connection.notify("textDocument/didChange", {
+      textDocument: { uri: document.uri, version: document.version },
+      contentChanges: [{ text }]
+    })
+    : Effect.zipRight(
+      close(connection, document),
+      connection.notify("textDocument/didOpen", {
+        textDocument: { uri: document.uri, languageId: document.languageId, version: document.version, text }
+      })
+    )
+
+/** Whether the server accepts didChange: sync kind Full (1) or Incremental (2), as a number or in options. */
+export const acceptsChanges = (sync: unknown): boolean => {
+  const kind = typeof sync === "object" && sync !== null && "change" in sync ? sync.change : sync
+  return kind === 1 || kind === 2
+}
+
+/**
+ * Brings every retained document other than `except` up to date with the disk: unchanged size and mtime
+ * (and not modified within the last moments) means unchanged; otherwise the file is read again and, when
+ * its bytes differ, sent whole with the next version. A file that is gone, or no longer acceptable as a
+ * source, is closed and forgotten.
+ */
+const refreshOthers = (
+  set: RetainedSet,
+  connection: JsonRpc.Connection,
+  workspace: Workspace,
+  maxDocumentBytes: number,
+  except: string,
+  canChange: boolean
+): Effect.Effect<void, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    for (const document of (yield* Ref.get(set)).values()) {
+      if (document.uri === except) continue
+      const disk = yield* diskState(document.path)
+      const unchanged = Option.isSome(disk) && disk.value.size === document.size &&
+        disk.value.mtimeMs === document.mtimeMs && now - disk.value.mtimeMs >= RACY_MS
+      if (unchanged) continue
+      const source = Option.isSome(disk)
+        ? yield* Effect.option(readSource(workspace, document.path, maxDocumentBytes))
+        : Option.none<Source>()
+      if (Option.isNone(source) || Option.isNone(disk)) {
+        yield* close(connection, document)
+        yield* Ref.update(set, (map) => without(map, document.uri))
+        continue
+      }
+      const hash = hashOf(source.value.text)
+      const updated = hash === document.hash
+        ? { ...document, size: disk.value.size, mtimeMs: disk.value.mtimeMs }
+        : { ...document, size: disk.value.size, mtimeMs: disk.value.mtimeMs, hash, version: document.version + 1 }
+      if (updated.version !== document.version) yield* change(connection, updated, source.value.text, canChange)
+      yield* Ref.update(set, (map) => new Map(map).set(document.uri, updated))
+    }
+  })
+
+const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
+  const next = new Map(map)
+  next.delete(uri)
+  return next
+}
+
+/**
+ * Makes the server's view disk-true for a query on `source` (read just now): refreshes the other retained
+ * documents, then opens `source` or sends its new text, marks it most recently used, and closes the least
+ * recently used documents beyond `maxDocuments`.
+ */
+export const prepare = (
+  set: RetainedSet,
+  connection: JsonRpc.Connection,
+  options: {
+    readonly workspace: Workspace
+    readonly source: Source
+    readonly languageId: string
+    readonly maxDocumentBytes: number
+    readonly maxDocuments: number
+    /** The server's textDocumentSync capability. */
+    readonly sync: unknown
+  }
+): Effect.Effect<void, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const { source } = options
+    const canChange = acceptsChanges(options.sync)
+    yield* refreshOthers(set, connection, options.workspace, options.maxDocumentBytes, source.uri, canChange)
+    const disk = Option.getOrElse(yield* diskState(source.path), () => ({ size: source.bytes, mtimeMs: 0 }))
+    const hash = hashOf(source.text)
+    const held = (yield* Ref.get(set)).get(source.uri)
+    let current: RetainedDocument
+    if (held === undefined) {
+      current = { path: source.path, uri: source.uri, languageId: options.languageId, version: 1, hash, ...disk }
+      yield* connection.notify("textDocument/didOpen", {
+        textDocument: { uri: source.uri, languageId: options.languageId, version: 1, text: source.text }
+      })
+    } else if (held.hash !== hash) {
+      current = { ...held, ...disk, hash, version: held.version + 1 }
+      yield* change(connection, current, source.text, canChange)
+    } else {
+      current = { ...held, ...disk }
+    }
+    // Re-inserting moves the document to the most recently used end.
+    const ordered = new Map(without(yield* Ref.get(set), source.uri)).set(source.uri, current)
+    const overflow = [...ordered.values()].slice(0, Math.max(0, ordered.size - options.maxDocuments))
+    for (const document of overflow) {
+      yield* close(connection, document)
+      ordered.delete(document.uri)
+    }
+    yield* Ref.set(set, ordered)
+  })
