@@ -1,0 +1,364 @@
+/**
+ * The generated documentation: docs/config-catalog.md, docs/tool-catalog.md and the published JSON Schema
+ * of lsp-seam.json, all rendered from the Schemas (and the presets) so they cannot drift. `npm run docgen`
+ * writes them (scripts/docgen.mjs); a test fails when a committed copy differs from what this renders.
+ */
+import { LspError } from "@lsp-seam/lsp"
+import { StdioConfig } from "@lsp-seam/lsp-stdio"
+import { LspMcp, LspToolConfig, LspToolInput, LspToolOutput, LspToolPrompt } from "@lsp-seam/tool-lsp"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Predicate from "effect/Predicate"
+import * as LspConfigFile from "../LspConfigFile.js"
+import * as LspPresets from "../LspPresets.js"
+
+type Json = Readonly<Record<string, unknown>>
+
+const header = (what: string) =>
+  `<!-- Generated from ${what} by \`npm run docgen\` (packages/cli/src/internal/catalog.ts). ` +
+  "Do not edit: a test fails when this file is out of date. -->\n"
+
+const record = (u: unknown): Json => Predicate.isRecord(u) ? u : {}
+
+const strings = (u: unknown): ReadonlyArray<string> =>
+  Array.isArray(u) ? u.filter((item): item is string => typeof item === "string") : []
+
+/** Follows a local `$ref` (`#/$defs/Name`) against the root schema. */
+const resolve = (root: Json, schema: Json): Json => {
+  const ref = schema.$ref
+  if (typeof ref !== "string" || !ref.startsWith("#/$defs/")) return schema
+  return resolve(root, record(record(root.$defs)[ref.slice("#/$defs/".length)]))
+}
+
+const cell = (text: string): string => text.replaceAll("|", "\\|").replaceAll("\n", " ")
+
+const code = (value: unknown): string => `\`${JSON.stringify(value)}\``
+
+/** A short, human description of a property's type, from its JSON Schema. */
+const typeOf = (root: Json, property: Json): string => {
+  const enumeration = property.enum
+  if (Array.isArray(enumeration)) return enumeration.map(code).join(" or ")
+  const allOf = property.allOf
+  if (Array.isArray(allOf) && allOf.length === 1) {
+    const inner = record(allOf[0])
+    if (typeof inner.description === "string") return inner.description
+    const target = resolve(root, inner)
+    if (target.type === "object") return "object (below)"
+    return typeOf(root, target)
+  }
+  if (property.$id === "/schemas/unknown") return "any JSON value"
+  const target = resolve(root, property)
+  if (target !== property) return typeOf(root, target)
+  switch (property.type) {
+    case "array":
+      return `array of ${typeOf(root, record(property.items))}s`
+    case "object": {
+      const values = record(record(property.patternProperties)[""])
+      return Object.keys(values).length > 0 ? `object of ${typeOf(root, values)}s` : "object"
+    }
+    case "integer": {
+      const min = property.minimum
+      const max = property.maximum
+      if (typeof min === "number" && typeof max === "number") return `integer from ${min} to ${max}`
+      return typeof min === "number" ? `integer ≥ ${min}` : "integer"
+    }
+    case "string":
+      return "string"
+    default:
+      return typeof property.type === "string" ? property.type : "any"
+  }
+}
+
+interface Row {
+  readonly key: string
+  readonly type: string
+  readonly required: boolean
+  readonly defaultValue: unknown
+  readonly description: string
+}
+
+const rows = (root: Json, object: Json): ReadonlyArray<Row> => {
+  const required = strings(object.required)
+  return Object.entries(record(object.properties)).map(([key, value]) => {
+    const property = record(value)
+    return {
+      key,
+      type: typeOf(root, property),
+      required: required.includes(key),
+      defaultValue: property.default,
+      description: typeof property.description === "string" ? property.description : ""
+    }
+  })
+}
+
+const fieldTable = (fields: ReadonlyArray<Row>): string =>
+  [
+    "| key | type | default | meaning |",
+    "|---|---|---|---|",
+    ...fields.map((row) =>
+      `| \`${row.key}\` | ${cell(row.type)} | ${
+        row.required ? "required" : row.defaultValue === undefined ? "—" : cell(code(row.defaultValue))
+      } | ${cell(row.description)} |`
+    )
+  ].join("\n")
+
+// Preset paths depend on the machine (the Node binary, where node_modules is): show them portably.
+const portable = (value: unknown): unknown => {
+  if (typeof value === "string") {
+    if (value === process.execPath) return "node"
+    const at = value.lastIndexOf("/node_modules/")
+    return at < 0 ? value : `…${value.slice(at)}`
+  }
+  if (Array.isArray(value)) return value.map(portable)
+  if (Predicate.isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, portable(v)]))
+  return value
+}
+
+const commandLine = (server: LspPresets.ServerInput): string =>
+  [server.command, ...(server.args ?? [])].map((part) => String(portable(part))).join(" ")
+
+const presetSettings = (server: LspPresets.ServerInput): string => {
+  const settings = Object.fromEntries(
+    (["initializationOptions", "configuration", "env"] as const).flatMap((key) =>
+      server[key] === undefined ? [] : [[key, portable(server[key])]]
+    )
+  )
+  return Object.keys(settings).length === 0 ? "" : "\n```json\n" + JSON.stringify(settings, null, 2) + "\n```\n"
+}
+
+export const configCatalog = (): string => {
+  const root = record(StdioConfig.jsonSchema)
+  const fileRoot = record(LspConfigFile.jsonSchema)
+  const top = resolve(root, root)
+  const servers = record(record(top.properties).servers)
+  const server = resolve(root, record(record(servers.patternProperties)[""]))
+  const serverRows = rows(root, server)
+  const nested = serverRows.flatMap((row) => {
+    const property = record(record(server.properties)[row.key])
+    const target = resolve(root, record(Array.isArray(property.allOf) ? property.allOf[0] : property))
+    return target.type === "object" && Object.keys(record(target.properties)).length > 0
+      ? [[row.key, target] as const]
+      : []
+  })
+  const exampleFile = {
+    $schema: "./node_modules/@lsp-seam/cli/lsp-seam.schema.json",
+    servers: {
+      python: { command: "pyright-langserver", args: ["--stdio"], extensionToLanguage: { ".py": "python" } }
+    }
+  }
+  return [
+    header("StdioConfig, the presets and LspToolConfig"),
+    "# Configuration catalog",
+    "",
+    "## Where the configuration comes from",
+    "",
+    "`lsp-seam query`, `lsp-seam mcp` and `lsp-seam doctor` take their language servers from the first of:",
+    "",
+    "1. the file named by `--config FILE` (relative to the current directory, or absolute);",
+    `2. \`${LspConfigFile.fileName}\` in the workspace (\`--cwd DIR\`, default the current directory);`,
+    "3. the [presets](#presets): every preset whose command is installed.",
+    "",
+    "A file replaces the presets; it does not extend them. The same object configures the library " +
+    "(`LspSeam.layer({ config })`, `LspSeam.createClient({ config })` from `@lsp-seam/cli`, " +
+    "`LspStdio.layer(config)` from `@lsp-seam/lsp-stdio`). Every failure to read or validate it is " +
+    "`LSP_INVALID_CONFIG`, naming the file, the server and the field; unknown keys are errors, so a typo " +
+    "never silently becomes a default.",
+    "",
+    `Editors complete and check the file with its JSON Schema, generated from \`StdioConfig\`: ` +
+    "[`packages/cli/lsp-seam.schema.json`](../packages/cli/lsp-seam.schema.json), published as " +
+    "`@lsp-seam/cli/lsp-seam.schema.json`.",
+    "",
+    "```json",
+    JSON.stringify(exampleFile, null, 2),
+    "```",
+    "",
+    "## The file",
+    "",
+    fieldTable(
+      rows(fileRoot, resolve(fileRoot, fileRoot)).map((row) =>
+        row.key === "servers"
+          ? {
+            ...row,
+            type: "object of servers (below)",
+            description: row.description !== "" ? row.description : "At least one server, keyed by provider id " +
+              "(not blank, not trimmed). An extension may belong to one server only."
+          }
+          : row
+      )
+    ),
+    "",
+    "## A server: `servers.<id>`",
+    "",
+    fieldTable(serverRows),
+    ...nested.flatMap(([key, target]) => ["", `### \`${key}\``, "", fieldTable(rows(root, target))]),
+    "",
+    "## Presets",
+    "",
+    "Used when there is no configuration file. A preset is active when its command resolves to an executable " +
+    "(on `PATH`, which `npx` extends with `node_modules/.bin`); `lsp-seam doctor` lists the active and the " +
+    "inactive ones. TypeScript/JavaScript is always active: `typescript-language-server` and `typescript` are " +
+    "dependencies of `@lsp-seam/cli`, and the workspace's own `typescript` wins when it has one. No preset " +
+    "reaches the network.",
+    "",
+    "| id | languages | extensions | command | to activate |",
+    "|---|---|---|---|---|",
+    ...LspPresets.all.map((preset) =>
+      `| \`${preset.id}\` | ${preset.title} | ${
+        Object.keys(preset.server.extensionToLanguage).map((ext) => `\`${ext}\``).join(" ")
+      } | \`${cell(commandLine(preset.server))}\` | ${cell(preset.install)} |`
+    ),
+    "",
+    "Settings that differ from the defaults:",
+    ...LspPresets.all.flatMap((preset) => {
+      const settings = presetSettings(preset.server)
+      return settings === "" ? [] : ["", `### \`${preset.id}\``, settings.trimEnd()]
+    }),
+    "",
+    "## Tool limits",
+    "",
+    "The `lsp` tool's own limits (`maxLocations`, `maxResultChars`, `timeoutMs`) are not part of this file: " +
+    "see the [tool catalog](tool-catalog.md#limits).",
+    ""
+  ].join("\n")
+}
+
+const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
+  LSP_INVALID_PROVIDER: "A provider's id or extension map breaks a registration rule.",
+  LSP_CONFLICT: "A provider id or extension is already registered by another provider.",
+  LSP_UNAVAILABLE: "No language server handles the file's extension.",
+  LSP_DISPOSED: "The service, host or client has been shut down.",
+  LSP_UNSUPPORTED_OPERATION: "The server does not offer the operation, or cannot open documents on request.",
+  LSP_MALFORMED_RESPONSE: "The server (or provider) answered with something that does not fit the protocol.",
+  LSP_WORKSPACE_REQUIRED: "The session has no working directory to use as the workspace.",
+  LSP_INVALID_WORKSPACE: "The workspace does not exist or is not a directory.",
+  LSP_SOURCE_NOT_FOUND: "The file does not exist.",
+  LSP_SOURCE_OUTSIDE_WORKSPACE: "The file resolves (possibly through a symlink) outside the workspace.",
+  LSP_SOURCE_NOT_A_FILE: "The path is a directory, a FIFO, a device: not a regular file.",
+  LSP_SOURCE_BINARY: "The file looks binary (a NUL byte near its start).",
+  LSP_SOURCE_INVALID_UTF8: "The file is not valid UTF-8.",
+  LSP_SOURCE_TOO_LARGE: "The file is larger than the server's `maxDocumentBytes`.",
+  LSP_SERVER_EXITED: "The server process exited; the message carries the end of its stderr.",
+  LSP_SERVER_START_FAILED: "The server could not be spawned or failed its handshake.",
+  LSP_SERVER_ERROR: "The server answered the request with a JSON-RPC error.",
+  LSP_PROTOCOL_ERROR: "The server broke the wire protocol (framing, JSON, position encoding).",
+  LSP_TRANSPORT_FAILED: "Writing to or reading from the server failed.",
+  LSP_CRASH_LOOP: "The server crashed too often recently; restarts are paused for a while.",
+  LSP_INVALID_CONFIG: "The configuration (file, server settings or tool limits) is invalid.",
+  LSP_EXECUTABLE_NOT_FOUND: "A server's command does not resolve to an executable file.",
+  LSP_TIMEOUT: "The call's time budget (`timeoutMs`) ran out; the query was cancelled.",
+  LSP_INVALID_ARGUMENTS: "The tool's arguments are invalid (the message names the argument and the fix)."
+}
+
+const limitMeanings: Readonly<Record<keyof LspToolConfig.LspToolConfig, string>> = {
+  maxLocations: "Location lines rendered before a final line says how many more were omitted.",
+  maxResultChars: "Cap on the whole rendered text, truncation notice included (UTF-16 code units).",
+  timeoutMs: "Budget of one call: queueing, opening, the request and closing; enforced by interruption."
+}
+
+const LspToolConfigJsonSchema = JSONSchema.make(LspToolConfig.LspToolConfig)
+
+const annotationNames = ["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const
+
+export const toolCatalog = (): string => {
+  const input = record(LspToolInput.jsonSchema)
+  const required = strings(input.required)
+  const inputRows = Object.entries(record(input.properties)).map(([key, value]) => {
+    const property = record(value)
+    const type = typeOf(input, property) + (typeof property.pattern === "string" ? ", not blank" : "")
+    return `| \`${key}\` | ${cell(type)} | ${required.includes(key) ? "yes" : "no"} | ${
+      cell(typeof property.description === "string" ? property.description : "")
+    } |`
+  })
+  const defaults = Either.getOrThrow(LspToolConfig.decode({}))
+  const limits = record(record(record(LspToolConfigJsonSchema).properties))
+  const annotations = record(LspMcp.tool.annotations)
+  return [
+    header("LspToolInput, LspToolOutput, LspToolConfig, LspToolPrompt and LspError"),
+    "# Tool catalog",
+    "",
+    "lsp-seam gives a model one tool, `lsp`, from `@lsp-seam/tool-lsp`: as an `@effect/ai` tool " +
+    "(`LspAiTool`), over MCP (`LspMcp`, `lsp-seam mcp`), and behind a Promise client (`LspClient`, " +
+    "`LspSeam.createClient`). Every adapter exposes the same name, description and input schema.",
+    "",
+    `## \`${LspToolInput.name}\``,
+    "",
+    "Description, as the model reads it:",
+    "",
+    "```text",
+    LspToolInput.description,
+    "```",
+    "",
+    "Annotations (MCP):",
+    "",
+    "| annotation | value |",
+    "|---|---|",
+    ...annotationNames.map((name) => `| \`${name}\` | ${code(annotations[name])} |`),
+    "",
+    "### Input",
+    "",
+    "Positions are one-based and count UTF-16 code units. Validation stops at the first problem, in this " +
+    "order, with `LSP_INVALID_ARGUMENTS`. Other properties are ignored.",
+    "",
+    "| argument | type | required | meaning |",
+    "|---|---|---|---|",
+    ...inputRows,
+    "",
+    "The JSON Schema the model sees:",
+    "",
+    "```json",
+    JSON.stringify(LspToolInput.jsonSchema, null, 2),
+    "```",
+    "",
+    "### Output",
+    "",
+    "The model reads text: navigation results as one `path:line:character` line per location (one-based, " +
+    "grouped by file, relative to the workspace when inside it; `No results.` when empty), hover results as " +
+    "the server's markdown (`No hover information.` when empty), capped by the limits below. Programs get " +
+    "the canonical value `{ result, text }`, whose `result` is the complete, uncapped seam result with " +
+    "zero-based positions (`lsp-seam query --json` prints that `result`):",
+    "",
+    "```json",
+    JSON.stringify(LspToolOutput.jsonSchema, null, 2),
+    "```",
+    "",
+    "### Limits",
+    "",
+    "Operator settings (`LspToolConfig`), never model input; unknown keys are `LSP_INVALID_CONFIG`.",
+    "",
+    "| key | type | default | meaning |",
+    "|---|---|---|---|",
+    ...Object.entries(limitMeanings).map(([key, meaning]) =>
+      `| \`${key}\` | ${cell(typeOf(record(LspToolConfigJsonSchema), record(limits[key])))} | ${
+        code(record(defaults)[key])
+      } | ${cell(meaning)} |`
+    ),
+    "",
+    "### System prompt section",
+    "",
+    `\`LspToolPrompt.section\`: name \`${LspToolPrompt.section.name}\`, order ${LspToolPrompt.section.order}.`,
+    "",
+    "```text",
+    LspToolPrompt.section.text,
+    "```",
+    "",
+    "### Errors",
+    "",
+    "A failed call is an `LspError` with one of these codes and a message that says what to do next " +
+    "(over MCP: `isError: true` and the text `error[CODE]: message`).",
+    "",
+    "| code | meaning |",
+    "|---|---|",
+    ...LspError.LspErrorCode.literals.map((c) => `| \`${c}\` | ${cell(errorMeanings[c])} |`),
+    ""
+  ].join("\n")
+}
+
+/** The published JSON Schema of lsp-seam.json. */
+export const configSchema = (): string => `${JSON.stringify(LspConfigFile.jsonSchema, null, 2)}\n`
+
+/** Every generated file, by path from the repository root. */
+export const files = (): Readonly<Record<string, string>> => ({
+  "docs/config-catalog.md": configCatalog(),
+  "docs/tool-catalog.md": toolCatalog(),
+  "packages/cli/lsp-seam.schema.json": configSchema()
+})

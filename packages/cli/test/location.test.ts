@@ -1,0 +1,40 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+import { parseLocation } from "../src/internal/location.js"
+
+describe("parseLocation", () => {
+  it("splits file, line and character", () => {
+    assert.deepStrictEqual(parseLocation("src/a.ts:12:5"), Either.right({ file: "src/a.ts", line: 12, character: 5 }))
+  })
+
+  it("splits from the right, so paths may contain ':'", () => {
+    assert.deepStrictEqual(
+      parseLocation("C:\\w\\a:b.ts:3:4"),
+      Either.right({ file: "C:\\w\\a:b.ts", line: 3, character: 4 })
+    )
+  })
+
+  it.prop("round-trips any file name and any integers", [
+    FastCheck.string({ minLength: 1 }),
+    FastCheck.integer(),
+    FastCheck.integer()
+  ], ([file, line, character]) => {
+    assert.deepStrictEqual(parseLocation(`${file}:${line}:${character}`), Either.right({ file, line, character }))
+  })
+
+  it("passes numbers the tool refuses (0, negative, fractions) on to the tool", () => {
+    assert.deepStrictEqual(parseLocation("a.ts:0:-1"), Either.right({ file: "a.ts", line: 0, character: -1 }))
+    assert.deepStrictEqual(parseLocation("a.ts:1.5:2"), Either.right({ file: "a.ts", line: 1.5, character: 2 }))
+  })
+
+  it("refuses what is not <file>:<number>:<number> as a usage error", () => {
+    for (
+      const bad of ["a.ts", "a.ts:1", ":1:2", "a.ts:x:2", "a.ts:1:", "a.ts::2", "a.ts:1:2x", "a.ts: 1:2", "a.ts:0x1:2"]
+    ) {
+      const parsed = parseLocation(bad)
+      assert.isTrue(Either.isLeft(parsed), bad)
+      if (Either.isLeft(parsed)) assert.include(parsed.left.message, JSON.stringify(bad))
+    }
+  })
+})

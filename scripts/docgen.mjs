@@ -1,0 +1,16 @@
+// Writes the generated documentation (docs/config-catalog.md, docs/tool-catalog.md) and the published JSON
+// Schema of lsp-seam.json from the Schemas. Run through `npm run docgen`, which builds first: this imports
+// the compiled generator.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { files } from "../packages/cli/dist/internal/catalog.js"
+
+const root = path.resolve(import.meta.dirname, "..")
+for (const [file, content] of Object.entries(files())) {
+  const target = path.join(root, file)
+  const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : undefined
+  if (current === content) continue
+  fs.mkdirSync(path.dirname(target), { recursive: true })
+  fs.writeFileSync(target, content)
+  console.log(`wrote ${file}`)
+}
