@@ -2,7 +2,9 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
 import type { LspService } from "@lsp-seam/lsp"
 import { Effect, Fiber, Layer, Schedule } from "effect"
+import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import {
   allGone,
   assertNothingSurvives,
@@ -107,6 +109,50 @@ describe("LspStdio host: sources are checked before any server starts", () => {
         assert.strictEqual(events(record, "start").length, 0, "no server was started")
       }))
   }
+
+  const hostile: ReadonlyArray<readonly [string, (workspace: string) => string, string]> = [
+    ["a symlink loop", (w) => {
+      NodeFs.symlinkSync(`${w}/loop-b.fake`, `${w}/loop-a.fake`)
+      NodeFs.symlinkSync(`${w}/loop-a.fake`, `${w}/loop-b.fake`)
+      return "loop-a.fake"
+    }, "LSP_SOURCE_NOT_FOUND"],
+    ["a FIFO with no writer (must not block)", (w) => {
+      NodeChild.execFileSync("mkfifo", [`${w}/pipe.fake`])
+      return "pipe.fake"
+    }, "LSP_SOURCE_NOT_A_FILE"],
+    ["/dev/zero through a symlink inside the workspace", (w) => {
+      NodeFs.symlinkSync("/dev/zero", `${w}/zero.fake`)
+      return "zero.fake"
+    }, "LSP_SOURCE_OUTSIDE_WORKSPACE"],
+    ["an empty path", () => "", "LSP_UNAVAILABLE"],
+    ["a path with NUL", () => "a\u0000b.fake", "LSP_INVALID_ARGUMENTS"]
+  ]
+  for (const [name, make, code] of hostile) {
+    it.scopedLive(`${name} → ${code}, with no server started`, () =>
+      Effect.gen(function*() {
+        const record = yield* makeRecordFile
+        const workspace = yield* makeWorkspace()
+        const file = make(workspace)
+        const config = fakeConfig({ recordFile: record })
+        assert.strictEqual(yield* withHost(config, codeOf(query(workspace, "hover", file))), code)
+        assert.strictEqual(events(record, "start").length, 0)
+      }))
+  }
+
+  it.scopedLive("paths with spaces, #, %, ? and non-ASCII characters work and give correct file: URIs", () =>
+    Effect.gen(function*() {
+      const record = yield* makeRecordFile
+      const name = "dir with space #1 %41?/Ünïcödé 🦀.fake"
+      const workspace = yield* makeWorkspace({ [name]: "x\n" })
+      const config = fakeConfig({ recordFile: record, fake: { answers: { "textDocument/hover": null } } })
+      assert.deepStrictEqual(yield* withHost(config, query(workspace, "hover", name)), { kind: "hover", hover: null })
+      const uri = String(dig(messages(record, "textDocument/didOpen")[0], "params", "textDocument", "uri"))
+      assert.strictEqual(uri, pathToFileURL(`${workspace}/${name}`).href)
+      assert.strictEqual(fileURLToPath(uri), `${workspace}/${name}`)
+      assert.include(uri, "%23")
+      assert.include(uri, "%3F")
+      assert.include(uri, "%2541")
+    }))
 
   it.scopedLive("an invalid workspace root is LSP_INVALID_WORKSPACE", () =>
     Effect.gen(function*() {
