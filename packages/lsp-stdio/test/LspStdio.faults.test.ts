@@ -282,6 +282,31 @@ describe("LspStdio host: server-to-client requests", () => {
     }))
 })
 
+describe("LspStdio host: no shell, ever", () => {
+  it.scopedLive("arguments and environment values reach the server verbatim and are never interpreted", () =>
+    Effect.gen(function*() {
+      const record = yield* makeRecordFile
+      const workspace = yield* makeWorkspace()
+      const marker = `${record}.pwned`
+      const config = fakeConfig({
+        recordFile: record,
+        fake: { echoEnv: ["INJECT"], answers: { "textDocument/hover": null } }
+      })
+      const hostile = {
+        servers: {
+          fake: {
+            ...config.servers.fake,
+            args: [...config.servers.fake.args, `$(touch ${marker})`, `; touch ${marker}`, `\`touch ${marker}\``],
+            env: { ...config.servers.fake.env, INJECT: `$(touch ${marker})` }
+          }
+        }
+      }
+      assert.strictEqual(yield* withHost(hostile, codeOf(query(workspace, "hover"))), "success")
+      assert.isFalse(NodeFs.existsSync(marker), "nothing was run by a shell")
+      assert.deepStrictEqual(dig(events(record, "start")[0], "env"), { INJECT: `$(touch ${marker})` })
+    }))
+})
+
 describe("LspStdio host: cancellation and ordering", () => {
   it.scopedLive("interrupting a query in flight sends $/cancelRequest; a server that honours it stays", () =>
     Effect.gen(function*() {
