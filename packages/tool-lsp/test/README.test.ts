@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as LspToolInput from "../src/LspToolInput.js"
 import * as LspToolPrompt from "../src/LspToolPrompt.js"
+import * as LspToolRender from "../src/LspToolRender.js"
 
 // The README documents what the model sees and what it costs; these checks keep it true.
 const readme = fs.readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8")
@@ -16,6 +17,10 @@ describe("README", () => {
   it("quotes the prompt section and the tool description verbatim", () => {
     assert.isTrue(readme.includes(`\n${LspToolPrompt.text}\n`))
     assert.isTrue(readme.includes(`\n${LspToolInput.description}\n`))
+  })
+
+  it("quotes the incomplete-answer note verbatim", () => {
+    assert.isTrue(readme.includes(`\n${LspToolRender.incompleteNote}\n`))
   })
 
   it("shows the generated JSON Schema", () => {
