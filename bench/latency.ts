@@ -1,0 +1,152 @@
+/**
+ * Benchmark 2, full-stack query latency: the `lsp` tool through the seam and the stdio host to the server,
+ * against the raw client on its own server instance for the same workspace, the same sequence of queries.
+ */
+import { type Contenders, timedRaw } from "./support/contenders.js"
+import { ms, type Options, ratio, ratioSummary, type Section, type Table, type Target } from "./support/report.js"
+import { median, pairedRatio, rounded, summarize, type Summary } from "./support/stats.js"
+
+export interface LatencyPart {
+  readonly label: string
+  readonly server: string
+  readonly warmup: number
+  readonly rounds: number
+  readonly perRound: number
+  readonly ours: Summary
+  readonly seam: Summary
+  readonly raw: Summary
+  /** Median of ours over median of the raw client, per round. */
+  readonly medianRatioByRound: Summary
+  /** Median of ours minus median of the raw client, per round, in ms. */
+  readonly medianDifferenceByRound: Summary
+}
+
+const plan = (server: string, quick: boolean) =>
+  server === "fake"
+    ? { warmup: quick ? 50 : 300, rounds: quick ? 2 : 10, perRound: quick ? 50 : 200 }
+    : { warmup: quick ? 8 : 24, rounds: quick ? 2 : 8, perRound: quick ? 8 : 24 }
+
+/** Rounds of ours, the raw client and the host alone, in rotating order, on the first workspace. */
+export const measureLatency = async (contenders: Contenders, options: Options): Promise<LatencyPart> => {
+  const { kind, ours } = contenders
+  const workspace = contenders.workspaces[0]!
+  const raw = contenders.raw[0]!
+  const { perRound, rounds, warmup } = plan(kind.spec.name, options.quick)
+  await ours.timed(workspace, kind.queries, warmup)
+  await ours.timedSeam(workspace, kind.queries, warmup)
+  await timedRaw(raw, kind.queries, warmup)
+  const samples = { ours: [] as Array<number>, seam: [] as Array<number>, raw: [] as Array<number> }
+  const medians = { ours: [] as Array<number>, raw: [] as Array<number> }
+  const run = {
+    ours: () => ours.timed(workspace, kind.queries, perRound),
+    seam: () => ours.timedSeam(workspace, kind.queries, perRound),
+    raw: () => timedRaw(raw, kind.queries, perRound)
+  }
+  const orders = [["ours", "raw", "seam"], ["raw", "seam", "ours"], ["seam", "ours", "raw"]] as const
+  for (let round = 0; round < rounds; round++) {
+    for (const contender of orders[round % orders.length]!) {
+      const taken = await run[contender]()
+      samples[contender].push(...taken)
+      if (contender !== "seam") medians[contender].push(median(taken))
+    }
+  }
+  return {
+    label: kind.label,
+    server: kind.spec.name,
+    warmup,
+    rounds,
+    perRound,
+    ours: summarize(samples.ours),
+    seam: summarize(samples.seam),
+    raw: summarize(samples.raw),
+    medianRatioByRound: pairedRatio(medians.ours, medians.raw),
+    medianDifferenceByRound: summarize(medians.ours.map((value, i) => value - medians.raw[i]!))
+  }
+}
+
+const row = (label: string, s: Summary, reference: Summary) => [
+  label,
+  ms(s.min),
+  ms(s.median),
+  ms(s.p99),
+  ms(s.max),
+  ratio(s.median / reference.median),
+  ratio(s.p99 / reference.p99)
+]
+
+const table = (part: LatencyPart): Table => ({
+  caption: `${part.label}: ${part.rounds} rounds × ${part.perRound} queries per contender after ${part.warmup} ` +
+    `warm-up queries each (${part.ours.n} timed queries each)`,
+  columns: ["ms per query", "min", "median", "p99", "max", "median / raw", "p99 / raw"],
+  rows: [
+    row("ours: lsp tool → seam → host → server", part.ours, part.raw),
+    row("host alone: LspService.query → host → server", part.seam, part.raw),
+    row("raw client → server (reference)", part.raw, part.raw),
+    [
+      "ours − raw, per-round medians",
+      ms(part.medianDifferenceByRound.min),
+      ms(part.medianDifferenceByRound.median),
+      "",
+      ms(part.medianDifferenceByRound.max),
+      ratioSummary(part.medianRatioByRound),
+      ""
+    ]
+  ]
+})
+
+/** Benchmark 2, from the parts measured on each server. */
+export const latencySection = (parts: ReadonlyArray<LatencyPart>, options: Options): Section => {
+  const targets: Array<Target> = []
+  for (const part of parts) {
+    if (part.server === "typescript") {
+      const value = part.ours.median / part.raw.median
+      targets.push({
+        name: "median latency on typescript-language-server vs raw client",
+        goal: "≤ 1.05×",
+        measured: `${ratio(value)} (${ms(part.ours.median)} vs ${ms(part.raw.median)} ms; per round ${
+          ratioSummary(part.medianRatioByRound)
+        })`,
+        pass: options.quick ? null : value <= 1.05,
+        ...(value <= 1.05 ? {} : {
+          note: `the stack adds ${ms(part.ours.median - part.raw.median)} ms per query; see the fake server ` +
+            "for the cost without server work"
+        })
+      })
+    } else {
+      const difference = part.ours.median - part.raw.median
+      targets.push({
+        name: "median latency on the fake server vs raw client",
+        goal: "≤ +0.3 ms",
+        measured: `+${ms(difference)} ms (${ms(part.ours.median)} vs ${ms(part.raw.median)} ms; ${
+          ratio(part.ours.median / part.raw.median)
+        })`,
+        pass: options.quick ? null : difference <= 0.3,
+        ...(difference <= 0.3 ? {} : {
+          note: `CPU in the host process: the host alone (no tool) takes ${ms(part.seam.median)} ms; ` +
+            "see the profile notes"
+        })
+      })
+    }
+  }
+  return {
+    id: "latency",
+    title: "2. Full-stack query latency",
+    method: "One query at a time on one warm workspace. Ours runs the `lsp` tool handler " +
+      "(`LspToolHandler.run`: argument validation, session workspace, 60 s budget, rendering) over `LspService` " +
+      "and the stdio host with transient open. The reference is a minimal LSP client in plain Node written for " +
+      "the bench (bench/support/rawClient.ts) on its own instance of the same server, sending the same " +
+      "messages (same initialize, then didOpen / request / didClose per query, the file read from disk each " +
+      "time) and doing nothing else. The host alone (the seam query without the tool) is shown to split the " +
+      "overhead. Contenders alternate in rotating order, round by round, the same query sequence each.",
+    tables: parts.map(table),
+    targets,
+    data: parts.map((part) => ({
+      ...part,
+      ours: rounded(part.ours),
+      seam: rounded(part.seam),
+      raw: rounded(part.raw),
+      medianRatioByRound: rounded(part.medianRatioByRound),
+      medianDifferenceByRound: rounded(part.medianDifferenceByRound)
+    }))
+  }
+}

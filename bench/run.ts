@@ -1,0 +1,15 @@
+/**
+ * The benchmark suite (`npm run bench`): runs every benchmark, then writes bench/results.json (every
+ * figure, the machine, the load) and bench/results.md (a table per benchmark and every target, PASS or
+ * FAIL). See bench/README.md.
+ *
+ *   npm run bench                      the full suite (about 6–8 minutes on 2 cores), writes the results
+ *   npm run bench -- --quick           a smoke run: a few iterations of everything, prints the report only
+ *   BENCH_QUICK=1 npm run bench        the same
+ *   npm run bench -- --only=latency,memory   a subset (prints only); ids: framing latency throughput
+ *                                      coldStart memory largeDocument
+ */
+import "./support/register.js"
+
+// Loaded only now, once `@lsp-seam/*` resolves to the package sources.
+await import("./suite.js")

@@ -1,0 +1,170 @@
+/**
+ * The suite behind bench/run.ts: runs the selected benchmarks, checks that no process is left behind, and
+ * writes the report.
+ */
+import * as Assert from "node:assert"
+import * as Fs from "node:fs"
+import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/src/internal/serverInstance.js"
+import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
+import { framing } from "./framing.js"
+import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
+import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
+import { measureMemory, memorySection } from "./memory.js"
+import { fakeKind, openContenders, typescriptKind } from "./support/contenders.js"
+import * as Processes from "./support/processes.js"
+import { clientCapabilities } from "./support/rawClient.js"
+import * as Report from "./support/report.js"
+import type { Section } from "./support/report.js"
+import { removeWorkspaces } from "./support/servers.js"
+import { loadAverage, machine } from "./support/stats.js"
+import { measureThroughput, type ThroughputPart, throughputSection } from "./throughput.js"
+
+const ids = ["framing", "latency", "throughput", "coldStart", "memory", "largeDocument"] as const
+
+const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
+const onlyArgument = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length)
+const only = onlyArgument === undefined ? ids : onlyArgument.split(",")
+for (const id of only) if (!ids.some((known) => known === id)) throw new Error(`unknown benchmark "${id}"`)
+const selected = (id: typeof ids[number]) => only.includes(id)
+const full = !quick && onlyArgument === undefined
+const options = { quick }
+
+const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
+
+/** Times one step and logs it. */
+const step = async <A>(name: string, body: () => Promise<A>): Promise<A> => {
+  log(`${name}…`)
+  const start = performance.now()
+  const value = await body()
+  log(`${name}: ${((performance.now() - start) / 1000).toFixed(1)} s`)
+  return value
+}
+
+// A raw client that drifted from the host's handshake would make every comparison meaningless.
+Assert.deepStrictEqual(clientCapabilities, hostCapabilities)
+
+Processes.takeBaseline()
+
+// Servers lead their own process groups, so an interrupted bench must end them itself.
+process.once("SIGINT", () => {
+  for (const pid of Processes.serverPids) {
+    try {
+      process.kill(-pid, "SIGKILL")
+    } catch {
+      // Gone already.
+    }
+  }
+  removeWorkspaces()
+  process.exit(130)
+})
+
+const host = machine()
+const started = performance.now()
+const sections = new Map<string, Section>()
+const seconds = new Map<string, number>()
+let failure: unknown = undefined
+
+const timed = async <A>(id: string, name: string, body: () => Promise<A>): Promise<A> => {
+  const start = performance.now()
+  try {
+    return await step(name, body)
+  } finally {
+    seconds.set(id, (seconds.get(id) ?? 0) + (performance.now() - start) / 1000)
+  }
+}
+
+try {
+  if (selected("framing")) sections.set("framing", await timed("framing", "framing", () => framing(options)))
+
+  const latencyParts: Array<LatencyPart> = []
+  const throughputParts: Array<ThroughputPart> = []
+  const largeParts: Array<LargeDocumentPart> = []
+  if (selected("latency") || selected("throughput") || selected("largeDocument")) {
+    for (const kind of [fakeKind, typescriptKind]) {
+      const contenders = await step(
+        `${kind.label}: starting 4 workspaces for ours and raw`,
+        () => openContenders(kind, 4)
+      )
+      try {
+        if (selected("latency")) {
+          latencyParts.push(await timed("latency", `latency, ${kind.label}`, () => measureLatency(contenders, options)))
+        }
+        if (selected("throughput")) {
+          throughputParts.push(
+            await timed("throughput", `throughput, ${kind.label}`, () => measureThroughput(contenders, options))
+          )
+        }
+        if (selected("largeDocument")) {
+          largeParts.push(
+            await timed(
+              "largeDocument",
+              `4 MB document, ${kind.label}`,
+              () => measureLargeDocument(contenders, options)
+            )
+          )
+        }
+      } finally {
+        await step(`${kind.label}: closing`, () => contenders.close())
+      }
+    }
+  }
+  if (latencyParts.length > 0) sections.set("latency", latencySection(latencyParts, options))
+  if (throughputParts.length > 0) sections.set("throughput", throughputSection(throughputParts, options))
+  if (largeParts.length > 0) sections.set("largeDocument", largeDocumentSection(largeParts))
+
+  if (selected("coldStart")) {
+    const parts: Array<ColdStartPart> = []
+    for (const kind of [fakeKind, typescriptKind]) {
+      parts.push(await timed("coldStart", `cold start, ${kind.label}`, () => measureColdStart(kind, options)))
+    }
+    sections.set("coldStart", coldStartSection(parts))
+  }
+  if (selected("memory")) {
+    const part = await timed("memory", "memory", () => measureMemory(options))
+    sections.set("memory", memorySection(part, options))
+  }
+} catch (error) {
+  failure = error
+  log(`failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
+}
+
+removeWorkspaces()
+const left = await Processes.awaitNoSurvivors()
+for (const pid of left) {
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {
+    // Gone meanwhile.
+  }
+}
+
+const report = {
+  generatedAt: new Date().toISOString(),
+  command: quick
+    ? "npm run bench -- --quick"
+    : onlyArgument === undefined
+    ? "npm run bench"
+    : `npm run bench -- --only=${onlyArgument}`,
+  quick,
+  machine: { ...host, loadAverage: { before: host.loadAverage.before, after: loadAverage() } },
+  seconds: (performance.now() - started) / 1000,
+  sections: ids.flatMap((id) => {
+    const section = sections.get(id)
+    return section === undefined ? [] : [{ ...section, seconds: seconds.get(id) ?? 0 }]
+  }),
+  processesLeftBehind: left
+}
+const markdown = Report.markdown(report)
+if (full && failure === undefined) {
+  const json = new URL("./results.json", import.meta.url)
+  const temporary = new URL("./results.json.tmp", import.meta.url)
+  Fs.writeFileSync(temporary, `${JSON.stringify(report, null, 2)}\n`)
+  Fs.renameSync(temporary, json)
+  Fs.writeFileSync(new URL("./results.md", import.meta.url), markdown)
+  log("written to bench/results.md and bench/results.json")
+} else {
+  process.stdout.write(`${markdown}\n`)
+  log(failure === undefined ? "not a full run: report printed, results not written" : "failed: results not written")
+}
+log(`total ${report.seconds.toFixed(0)} s`)
+if (failure !== undefined || left.length > 0) process.exitCode = 1

@@ -1,0 +1,112 @@
+/**
+ * The system under test, the whole stack an agent uses: `LspToolHandler.run` (argument validation, the
+ * session's workspace, the time budget, rendering) → `LspService` (routing) → the stdio host (workspace
+ * and source checks, the FIFO permit, the pool, transient open) → the server. One host per instance, on the
+ * local Node platform, with the default tool configuration.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { LspService } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as LspStdio from "../../packages/lsp-stdio/src/LspStdio.js"
+import * as StdioHost from "../../packages/lsp-stdio/src/StdioHost.js"
+import * as LspSession from "../../packages/tool-lsp/src/LspSession.js"
+import * as LspToolHandler from "../../packages/tool-lsp/src/LspToolHandler.js"
+import type { Query, ServerSpec } from "./rawClient.js"
+import { hostConfig } from "./servers.js"
+
+export interface OursHost {
+  /** Runs `count` queries on `workspace` one after another, cycling through `queries`; ms per query. */
+  readonly timed: (
+    workspace: string,
+    queries: ReadonlyArray<Query>,
+    count: number,
+    offset?: number
+  ) => Promise<Array<number>>
+  /** Like `timed`, but through `LspService.query` directly: the host without the tool in front of it. */
+  readonly timedSeam: (
+    workspace: string,
+    queries: ReadonlyArray<Query>,
+    count: number,
+    offset?: number
+  ) => Promise<Array<number>>
+  /** Like `timed`, on several workspaces at once (one sequential stream each); total wall time in ms. */
+  readonly parallel: (
+    workspaces: ReadonlyArray<string>,
+    queries: ReadonlyArray<Query>,
+    count: number
+  ) => Promise<number>
+  /** Pids of the servers the host runs now. */
+  readonly pids: () => Promise<Array<number>>
+  /** Closes the host: every server is shut down and its process tree is gone when this resolves. */
+  readonly dispose: () => Promise<void>
+}
+
+/** The tool's arguments for a query: one-based positions, the path relative to the session's directory. */
+const toolArguments = (query: Query) => ({
+  operation: query.operation,
+  file_path: query.file,
+  line: query.position.line + 1,
+  character: query.position.character + 1
+})
+
+const stream = (workspace: string, queries: ReadonlyArray<Query>, count: number, offset: number) =>
+  Effect.gen(function*() {
+    const session = LspSession.make(workspace)
+    const samples: Array<number> = []
+    for (let i = 0; i < count; i++) {
+      const query = queries[(offset + i) % queries.length]!
+      const start = performance.now()
+      yield* LspToolHandler.run(toolArguments(query)).pipe(Effect.provideService(LspSession.LspSession, session))
+      samples.push(performance.now() - start)
+    }
+    return samples
+  })
+
+const seamStream = (workspace: string, queries: ReadonlyArray<Query>, count: number, offset: number) =>
+  Effect.gen(function*() {
+    const samples: Array<number> = []
+    for (let i = 0; i < count; i++) {
+      const query = queries[(offset + i) % queries.length]!
+      const start = performance.now()
+      yield* LspService.query({
+        operation: query.operation,
+        filePath: query.file,
+        position: query.position,
+        workspaceRoot: workspace
+      })
+      samples.push(performance.now() - start)
+    }
+    return samples
+  })
+
+/** Builds the host (validating the config, resolving the executable); servers start on their first query. */
+export const startOurs = async (spec: ServerSpec): Promise<OursHost> => {
+  const runtime = ManagedRuntime.make(
+    LspStdio.layer(hostConfig(spec)).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+  )
+  await runtime.runtime()
+  return {
+    timed: (workspace, queries, count, offset = 0) => runtime.runPromise(stream(workspace, queries, count, offset)),
+    timedSeam: (workspace, queries, count, offset = 0) =>
+      runtime.runPromise(seamStream(workspace, queries, count, offset)),
+    parallel: (workspaces, queries, count) =>
+      runtime.runPromise(Effect.gen(function*() {
+        const start = performance.now()
+        yield* Effect.forEach(workspaces, (workspace) => stream(workspace, queries, count, 0), {
+          concurrency: "unbounded",
+          discard: true
+        })
+        return performance.now() - start
+      })),
+    pids: () =>
+      runtime.runPromise(
+        Effect.map(
+          Effect.flatMap(StdioHost.StdioHost, (host) => host.status),
+          (servers) => servers.flatMap((server) => server.pid === null ? [] : [server.pid])
+        )
+      ),
+    dispose: () => runtime.dispose()
+  }
+}
