@@ -1,0 +1,47 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+
+// The root README's promises that can drift: the quick-start position, the shown output, the examples.
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const readme = NodeFs.readFileSync(NodePath.join(root, "README.md"), "utf8")
+
+const blocks = (language: string) =>
+  Array.from(readme.matchAll(new RegExp("^```" + language + "\\n([\\s\\S]*?)^```$", "gm")), (m) => m[1]!)
+
+const region = (name: string) => {
+  const source = NodeFs.readFileSync(new URL(`./support/readme${name}.ts`, import.meta.url), "utf8")
+  const match = new RegExp(`// #region ${name.toLowerCase()}\\n([\\s\\S]*?)// #endregion`).exec(source)
+  assert.isNotNull(match)
+  return match![1]!
+}
+
+describe("README", () => {
+  it("starts with two commands: install and query a symbol of this repository, then npm test", () => {
+    const quickStart = blocks("sh")[0]!.trimEnd().split("\n")
+    assert.strictEqual(quickStart.length, 2)
+    assert.strictEqual(quickStart[1], "npm test")
+    const match = /^npm ci && npx lsp-seam query hover (\S+):(\d+):(\d+)$/.exec(quickStart[0]!)
+    assert.isNotNull(match)
+    const [, file, line, character] = match!
+    const text = NodeFs.readFileSync(NodePath.join(root, file!), "utf8").split("\n")[Number(line) - 1]!
+    // The position is on the `query` accessor, whose hover the README shows.
+    assert.isTrue(text.slice(Number(character) - 1).startsWith("query"), text)
+    assert.include(readme, "Queries the `LspService` in context.")
+  })
+
+  it("shows the findReferences output the end-to-end test expects", () => {
+    assert.include(
+      readme,
+      "$ npx lsp-seam query findReferences shape.ts:7:14 --cwd packages/cli/test/fixtures/ts-workspace\n" +
+        "shape.ts:7:14\nmain.ts:1:10\nmain.ts:3:35\nmain.ts:3:50\n"
+    )
+  })
+
+  it("shows TypeScript examples that compile (test/support/readme*.ts)", () => {
+    const examples = blocks("ts")
+    assert.include(examples, region("Agent"))
+    assert.include(examples, region("Client"))
+  })
+})
