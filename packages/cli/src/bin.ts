@@ -19,6 +19,13 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 })
 
 LspCli.run(process.argv).pipe(
+  (program) =>
+    Effect.consoleWith((console) =>
+      Effect.withConsole(
+        program,
+        CliIO.plainConsole(console, { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true })
+      )
+    ),
   // stdout carries results (and MCP messages) only: every log line goes to stderr.
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
   Effect.provide(CliIO.layerNode),

@@ -124,6 +124,7 @@ describe.concurrent("lsp-seam query exit codes", () => {
       assert.strictEqual(run.code, 2)
       assert.strictEqual(run.stdout, "")
       assert.include(run.stderr, "goToDefinition")
+      assert.notInclude(run.stderr, "\x1b[")
     }), timeout)
 
   it.live("a file outside the workspace: 1, LSP_SOURCE_OUTSIDE_WORKSPACE", () =>
@@ -173,6 +174,18 @@ describe.concurrent("lsp-seam query exit codes", () => {
       NodeFs.rmSync(dir, { recursive: true, force: true })
       failure(run, 1, `error[LSP_INVALID_CONFIG]: The configuration file ${NodePath.join(dir, "lsp-seam.json")} is not`)
     }), timeout)
+
+  it.live(
+    "--help: plain text (no styles when not a terminal) on stdout, 0",
+    () =>
+      Effect.map(runCli(["query", "--help"]), (run) => {
+        assert.strictEqual(run.code, 0)
+        assert.include(run.stdout, "<file:line:character>")
+        assert.notInclude(run.stdout, "\x1b[")
+        assert.strictEqual(run.stderr, "")
+      }),
+    timeout
+  )
 
   it.live("no command: 2", () => Effect.map(runCli([]), (run) => failure(run, 2, "lsp-seam: Missing command")), timeout)
 })
