@@ -1,11 +1,14 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Command from "@effect/platform/Command"
 import { assert, describe, it } from "@effect/vitest"
 import { LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { pathToFileURL } from "node:url"
-import { runCli, tempDir, workspace, workspaceUri } from "./support/cli.js"
+import { bin, fakeServer, runCli, tempDir, workspace, workspaceUri } from "./support/cli.js"
 
 // The compiled command against the real typescript-language-server (a dependency of the CLI) on the fixture
 // workspace. A cold server needs a few seconds; the budgets are generous for a loaded machine.
@@ -16,6 +19,11 @@ const query = (...args: Array<string>) => runCli(["query", ...args])
 const lines = (text: string) => text.trimEnd().split("\n")
 
 const decodeResult = Schema.decodeUnknownSync(LspResult.LspQueryResult)
+
+// One line of the fake server's record file.
+const Recorded = Schema.parseJson(
+  Schema.Struct({ type: Schema.String, method: Schema.optional(Schema.String), event: Schema.optional(Schema.String) })
+)
 
 describe.concurrent("lsp-seam query against typescript-language-server", () => {
   it.live("goToDefinition prints the class and its constructor, one-based", () =>
@@ -188,4 +196,54 @@ describe.concurrent("lsp-seam query exit codes", () => {
   )
 
   it.live("no command: 2", () => Effect.map(runCli([]), (run) => failure(run, 2, "lsp-seam: Missing command")), timeout)
+})
+
+describe("lsp-seam query interrupted", () => {
+  it.live(
+    "SIGINT cancels the request at the server, shuts the server down, and exits 130",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir("sigint")
+        const record = NodePath.join(dir, "record.jsonl")
+        NodeFs.writeFileSync(NodePath.join(dir, "a.slow"), "hello\n")
+        NodeFs.writeFileSync(
+          NodePath.join(dir, "lsp-seam.json"),
+          JSON.stringify({
+            servers: {
+              slow: {
+                command: process.execPath,
+                args: [fakeServer],
+                extensionToLanguage: { ".slow": "plaintext" },
+                env: { FAKE_LSP: JSON.stringify({ answerDelayMs: { "textDocument/hover": 60_000 }, record }) }
+              }
+            }
+          })
+        )
+        const methods = () =>
+          NodeFs.existsSync(record)
+            ? NodeFs.readFileSync(record, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+              Schema.decodeUnknownSync(Recorded)(line)
+            )
+            : []
+        const child = yield* Command.make(process.execPath, bin, "query", "hover", "a.slow:1:1").pipe(
+          Command.workingDirectory(dir),
+          Command.start
+        )
+        yield* Effect.suspend(() =>
+          methods().some((entry) => entry.method === "textDocument/hover") ? Effect.void : Effect.fail("not yet")
+        ).pipe(Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))), Effect.orDie)
+        yield* child.kill("SIGINT")
+        const code = yield* child.exitCode
+        const seen = methods()
+        NodeFs.rmSync(dir, { recursive: true, force: true })
+        assert.strictEqual(code, 130)
+        const sent = seen.flatMap((entry) => entry.method === undefined ? [] : [entry.method])
+        const at = (method: string) => sent.indexOf(method)
+        // The request was cancelled at the server, then the server was shut down gracefully, and it exited.
+        assert.isTrue(at("textDocument/hover") >= 0 && at("textDocument/hover") < at("$/cancelRequest"), sent.join(" "))
+        assert.isTrue(at("$/cancelRequest") < at("shutdown") && at("shutdown") < at("exit"), sent.join(" "))
+        assert.isTrue(seen.some((entry) => entry.event === "exit"))
+      }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)),
+    timeout
+  )
 })
