@@ -26,7 +26,7 @@ export interface ThroughputPart {
 
 const plan = (server: string, quick: boolean) =>
   server === "fake"
-    ? { queriesPerWorkspace: quick ? 50 : 400, runs: quick ? 1 : 5 }
+    ? { queriesPerWorkspace: quick ? 50 : 200, runs: quick ? 1 : 4 }
     : { queriesPerWorkspace: quick ? 8 : 48, runs: quick ? 1 : 3 }
 
 export const measureThroughput = async (contenders: Contenders, options: Options): Promise<ThroughputPart> => {

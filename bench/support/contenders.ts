@@ -72,6 +72,25 @@ export const parallelRaw = async (
   return performance.now() - start
 }
 
+/** How many answers a raw result holds: locations, or 1 for a hover with contents. */
+const rawCount = (result: unknown): number =>
+  result === null || result === undefined ? 0 : Array.isArray(result) ? result.length : 1
+
+/** Fails unless ours and the raw client get answers of the same size to every query of the sequence. */
+const checkSameAnswers = async (kind: ServerKind, ours: OursHost, raw: RawClient, workspace: string) => {
+  for (const query of kind.queries) {
+    const mine = await ours.answer(workspace, query)
+    const theirs = await raw.query(query)
+    const count = mine.kind === "locations" ? mine.locations.length : mine.hover === null ? 0 : 1
+    if (count !== rawCount(theirs)) {
+      throw new Error(
+        `${kind.label}: ${query.operation} ${query.file}:${query.position.line}:${query.position.character} ` +
+          `gave ${count} answers through the host and ${rawCount(theirs)} through the raw client`
+      )
+    }
+  }
+}
+
 export const openContenders = async (kind: ServerKind, workspaceCount: number): Promise<Contenders> => {
   const workspaces = Array.from({ length: workspaceCount }, () => kind.workspace())
   const ours = await startOurs(kind.spec)
@@ -91,6 +110,7 @@ export const openContenders = async (kind: ServerKind, workspaceCount: number): 
     await ours.parallel(workspaces, kind.queries, 1)
     await Promise.all(all.map((client) => timedRaw(client, kind.queries, 1)))
     await track()
+    await checkSameAnswers(kind, ours, all[0]!, workspaces[0]!)
   } catch (error) {
     await Promise.allSettled([ours.dispose(), ...all.map((client) => client.close())])
     throw error

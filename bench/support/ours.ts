@@ -5,7 +5,7 @@
  * local Node platform, with the default tool configuration.
  */
 import { NodeContext } from "@effect/platform-node"
-import { LspService } from "@lsp-seam/lsp"
+import { type LspResult, LspService } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -37,6 +37,8 @@ export interface OursHost {
     queries: ReadonlyArray<Query>,
     count: number
   ) => Promise<number>
+  /** The seam's answer to one query (for checking that ours and the reference get the same answers). */
+  readonly answer: (workspace: string, query: Query) => Promise<LspResult.LspQueryResult>
   /** Pids of the servers the host runs now. */
   readonly pids: () => Promise<Array<number>>
   /** Closes the host: every server is shut down and its process tree is gone when this resolves. */
@@ -89,6 +91,15 @@ export const startOurs = async (spec: ServerSpec): Promise<OursHost> => {
   await runtime.runtime()
   return {
     timed: (workspace, queries, count, offset = 0) => runtime.runPromise(stream(workspace, queries, count, offset)),
+    answer: (workspace, query) =>
+      runtime.runPromise(
+        Effect.map(
+          LspToolHandler.run(toolArguments(query)).pipe(
+            Effect.provideService(LspSession.LspSession, LspSession.make(workspace))
+          ),
+          (output) => output.result
+        )
+      ),
     timedSeam: (workspace, queries, count, offset = 0) =>
       runtime.runPromise(seamStream(workspace, queries, count, offset)),
     parallel: (workspaces, queries, count) =>
