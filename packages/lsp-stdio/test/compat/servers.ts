@@ -1,0 +1,185 @@
+/**
+ * The compatibility matrix: each suite's servers, configured as the CLI presets configure them (the npm
+ * servers run from this package's devDependencies through `node`, so PATH does not matter), and the fixture
+ * project they are asked about.
+ */
+import { createRequire } from "node:module"
+import type * as StdioConfig from "../../src/StdioConfig.js"
+
+const require = createRequire(import.meta.url)
+
+/** A server that runs a script of an npm devDependency with this Node. */
+const node = (script: string, ...args: ReadonlyArray<string>) => ({
+  command: process.execPath,
+  args: [require.resolve(script), ...args]
+})
+
+// Node servers that fetch over HTTP (schema stores, $schema URLs) go through request-light, which honours
+// these variables: a closed local port makes every such fetch fail at once instead of reaching the network.
+const noHttp = {
+  HTTP_PROXY: "http://127.0.0.1:9",
+  HTTPS_PROXY: "http://127.0.0.1:9",
+  http_proxy: "http://127.0.0.1:9",
+  https_proxy: "http://127.0.0.1:9"
+}
+
+export interface Suite {
+  /** Names the expected-answers file (`<name>.expected.json`) and the report row. */
+  readonly name: string
+  /** The project, relative to test/fixtures/. */
+  readonly fixture: string
+  /**
+   * Run on a fresh copy of the fixture in a temporary directory, for servers that write into the project
+   * (clangd keeps its background index in `.cache/` next to `compile_commands.json`).
+   */
+  readonly copyFixture: boolean
+  readonly servers: Readonly<Record<string, StdioConfig.ServerConfig.Encoded>>
+  /** Executables that must be installed for the suite to run (Debian packages; npm ones are dependencies). */
+  readonly requires: ReadonlyArray<string>
+  /** Where the servers come from: an npm devDependency of this package, or a Debian package. */
+  readonly from: { readonly npm: string } | { readonly debian: string }
+}
+
+const typescriptServer = {
+  ...node("typescript-language-server/lib/cli.mjs", "--stdio"),
+  extensionToLanguage: { ".ts": "typescript" },
+  initializationOptions: {
+    tsserver: { useSyntaxServer: "never" },
+    disableAutomaticTypingAcquisition: true,
+    preferences: { includePackageJsonAutoImports: "off" }
+  }
+}
+
+export const typescript: Suite = {
+  name: "typescript",
+  fixture: "ts-project",
+  copyFixture: false,
+  servers: { typescript: typescriptServer },
+  requires: [],
+  from: { npm: "typescript-language-server" }
+}
+
+export const typescriptTwoProjects: Suite = {
+  name: "typescript-two-projects",
+  fixture: "compat/ts-two-projects",
+  copyFixture: false,
+  servers: { typescript: typescriptServer },
+  requires: [],
+  from: { npm: "typescript-language-server" }
+}
+
+export const pyright: Suite = {
+  name: "pyright",
+  fixture: "compat/pyright",
+  copyFixture: false,
+  servers: {
+    python: { ...node("pyright/langserver.index.js", "--stdio"), extensionToLanguage: { ".py": "python" } }
+  },
+  requires: [],
+  from: { npm: "pyright" }
+}
+
+export const bash: Suite = {
+  name: "bash",
+  fixture: "compat/bash",
+  copyFixture: false,
+  servers: {
+    bash: { ...node("bash-language-server/out/cli.js", "start"), extensionToLanguage: { ".sh": "shellscript" } }
+  },
+  requires: [],
+  from: { npm: "bash-language-server" }
+}
+
+export const vscodeLangservers: Suite = {
+  name: "vscode-langservers",
+  fixture: "compat/vscode-langservers",
+  copyFixture: false,
+  servers: {
+    json: {
+      ...node("vscode-langservers-extracted/bin/vscode-json-language-server", "--stdio"),
+      extensionToLanguage: { ".json": "json" },
+      // Only file: schemas are loaded by the server itself; others would be asked of the client, which refuses.
+      initializationOptions: { handledSchemaProtocols: ["file"], provideFormatter: false },
+      env: noHttp
+    },
+    css: {
+      ...node("vscode-langservers-extracted/bin/vscode-css-language-server", "--stdio"),
+      extensionToLanguage: { ".css": "css" },
+      env: noHttp
+    },
+    html: {
+      ...node("vscode-langservers-extracted/bin/vscode-html-language-server", "--stdio"),
+      extensionToLanguage: { ".html": "html" },
+      initializationOptions: { provideFormatter: false },
+      env: noHttp
+    }
+  },
+  requires: [],
+  from: { npm: "vscode-langservers-extracted" }
+}
+
+export const yaml: Suite = {
+  name: "yaml",
+  fixture: "compat/yaml",
+  copyFixture: false,
+  servers: {
+    yaml: {
+      ...node("yaml-language-server/bin/yaml-language-server", "--stdio"),
+      extensionToLanguage: { ".yaml": "yaml" },
+      // The answer to every workspace/configuration item; the "yaml" item turns the schema stores off.
+      configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
+      env: noHttp
+    }
+  },
+  requires: [],
+  from: { npm: "yaml-language-server" }
+}
+
+export const dockerfile: Suite = {
+  name: "dockerfile",
+  fixture: "compat/dockerfile",
+  copyFixture: false,
+  servers: {
+    dockerfile: {
+      ...node("dockerfile-language-server-nodejs/bin/docker-langserver", "--stdio"),
+      extensionToLanguage: { ".dockerfile": "dockerfile" }
+    }
+  },
+  requires: [],
+  from: { npm: "dockerfile-language-server-nodejs" }
+}
+
+export const clangd: Suite = {
+  name: "clangd",
+  fixture: "compat/clangd",
+  copyFixture: true,
+  servers: {
+    cpp: { command: "clangd", extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" } }
+  },
+  requires: ["clangd"],
+  from: { debian: "clangd" }
+}
+
+export const gopls: Suite = {
+  name: "gopls",
+  fixture: "compat/gopls",
+  copyFixture: false,
+  servers: {
+    // Never download modules or toolchains.
+    go: { command: "gopls", extensionToLanguage: { ".go": "go" }, env: { GOPROXY: "off", GOTOOLCHAIN: "local" } }
+  },
+  requires: ["gopls", "go"],
+  from: { debian: "gopls" }
+}
+
+export const all: ReadonlyArray<Suite> = [
+  typescript,
+  typescriptTwoProjects,
+  pyright,
+  bash,
+  vscodeLangservers,
+  yaml,
+  dockerfile,
+  clangd,
+  gopls
+]

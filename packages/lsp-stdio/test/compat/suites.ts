@@ -1,0 +1,99 @@
+/**
+ * The two kinds of compatibility suite, defined from a suite's expected answers: warm (one shared server)
+ * and cold (a fresh server for every query).
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { LspQuery } from "@lsp-seam/lsp"
+import { Context, type Duration, Effect, Layer, Schedule } from "effect"
+import type { Suite } from "./servers.js"
+import { ask, hostLayer, installed, type Query, readExpected, sameAnswer, workspace } from "./support.js"
+
+const operations: ReadonlyArray<LspQuery.LspOperation> = LspQuery.LspOperation.literals
+
+const title = (q: Query) => `${q.name}: ${q.operation} ${q.file}:${q.position.line}:${q.position.character}`
+
+/** The canonical root of the suite's project, for the lifetime of a suite's shared host. */
+export class Workspace extends Context.Tag("compat/Workspace")<Workspace, string>() {}
+
+/**
+ * Until the host waits for readiness (issue 7), a fresh server may answer too early; the shared host is only
+ * handed to the tests once every query has given its warm answer (or `budget` has passed: then the tests
+ * fail with whatever the server still says).
+ */
+const settle = (root: string, queries: ReadonlyArray<Query>, budget: Duration.DurationInput) =>
+  Effect.forEach(
+    queries,
+    (q) =>
+      ask(root, q).pipe(
+        Effect.repeat({ until: (answer) => sameAnswer(answer, q.answer), schedule: Schedule.spaced("250 millis") })
+      ),
+    { discard: true }
+  ).pipe(Effect.timeout(budget), Effect.ignore)
+
+// CI installs every server (.ci/run); elsewhere a suite whose system executables are missing is skipped.
+const skipReason = (suite: Suite): string | undefined =>
+  process.env.CI === undefined && !installed(suite)
+    ? `needs ${suite.requires.join(" and ")} on PATH (.ci/run installs them)`
+    : undefined
+
+/**
+ * The warm suite: one host for all queries, each answer asserted exactly, and every operation asked at least
+ * once (unsupported ones must fail with LSP_UNSUPPORTED_OPERATION, as recorded).
+ */
+export const warmSuite = (suite: Suite, options: { readonly settleBudget?: Duration.DurationInput } = {}) => {
+  const expected = readExpected(suite)
+  const name = `${suite.name} compatibility (one warm server)`
+  const skipped = skipReason(suite)
+  if (skipped !== undefined) {
+    describe.skip(name, () => it.skip(skipped, () => {}))
+    return
+  }
+  const Suite = Layer.effectDiscard(
+    Effect.flatMap(Workspace, (root) => settle(root, expected.queries, options.settleBudget ?? "60 seconds"))
+  ).pipe(Layer.provideMerge(Layer.merge(hostLayer(suite), Layer.scoped(Workspace, workspace(suite)))))
+  layer(Suite, { timeout: "180 seconds", excludeTestServices: true })(name, (it) => {
+    it("asks every operation", () => {
+      assert.deepStrictEqual(operations.filter((op) => !expected.queries.some((q) => q.operation === op)), [])
+    })
+    for (const q of expected.queries) {
+      // With the test services excluded, it.effect runs on the live clock.
+      it.effect(title(q), () =>
+        Effect.gen(function*() {
+          const answer = yield* ask(yield* Workspace, q)
+          assert.deepStrictEqual(answer, q.answer)
+        }), { timeout: 60_000 })
+    }
+  })
+}
+
+/**
+ * The cold proof: for each query a fresh host and server, whose first answer must be the warm one. The cases
+ * measured to differ (their `cold` entry in the expected answers) are passed as `awaitingReadiness` and
+ * skipped until the host waits for readiness.
+ */
+export const coldSuite = (suite: Suite, awaitingReadiness: ReadonlyArray<string>) => {
+  const expected = readExpected(suite)
+  const name = `${suite.name} compatibility (first answer of a fresh server)`
+  const skipped = skipReason(suite)
+  if (skipped !== undefined) {
+    describe.skip(name, () => it.skip(skipped, () => {}))
+    return
+  }
+  describe(name, () => {
+    it("skips exactly the cases measured to differ", () => {
+      assert.deepStrictEqual(
+        [...awaitingReadiness].sort(),
+        expected.queries.filter((q) => q.cold !== undefined).map((q) => q.name).sort()
+      )
+    })
+    for (const q of expected.queries) {
+      const test = awaitingReadiness.includes(q.name) ? it.live.skip : it.live
+      test(title(q), () =>
+        Effect.gen(function*() {
+          const root = yield* workspace(suite)
+          const answer = yield* ask(root, q).pipe(Effect.provide(hostLayer(suite)))
+          assert.deepStrictEqual(answer, q.answer)
+        }).pipe(Effect.scoped), { timeout: 60_000 })
+    }
+  })
+}
