@@ -11,7 +11,6 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { resolveExecutable } from "../../src/internal/executable.js"
 import * as LspStdio from "../../src/LspStdio.js"
 import type * as StdioHost from "../../src/StdioHost.js"
 import type { Suite } from "./servers.js"
@@ -72,16 +71,20 @@ export const expectedPath = (suite: Suite): string => NodePath.join(fixtures, "c
 export const readExpected = (suite: Suite): Expected =>
   Schema.decodeUnknownSync(Expected)(JSON.parse(NodeFs.readFileSync(expectedPath(suite), "utf8")))
 
-/** Whether every executable the suite needs from the system resolves on PATH. */
-export const installed = (suite: Suite): boolean =>
-  suite.requires.every((name) =>
-    Effect.runSync(
-      resolveExecutable(name, name, process.env.PATH ?? "").pipe(
-        Effect.provide(NodeContext.layer),
-        Effect.match({ onFailure: () => false, onSuccess: () => true })
-      )
-    )
-  )
+const onPath = (name: string): boolean =>
+  (process.env.PATH ?? "").split(NodePath.delimiter).some((dir) => {
+    if (dir.length === 0) return false
+    try {
+      const file = NodePath.join(dir, name)
+      NodeFs.accessSync(file, NodeFs.constants.X_OK)
+      return NodeFs.statSync(file).isFile()
+    } catch {
+      return false
+    }
+  })
+
+/** Whether every executable the suite needs from the system is on PATH. */
+export const installed = (suite: Suite): boolean => suite.requires.every(onPath)
 
 /**
  * The suite's project: the fixture itself, or a fresh copy of it (removed when the scope closes) for servers
@@ -117,14 +120,19 @@ const relative = (root: string) => {
   }
 }
 
+/** Stands for the project's `file:` URI in hover text, which would otherwise depend on the machine. */
+export const workspacePlaceholder = "file:///$WORKSPACE"
+
 /** The answer reduced to data; a result for another workspace than `root` is reported as an error. */
 export const toAnswer = (root: string, result: LspResult.LspQueryResult): Answer => {
+  const expectedUri = pathToFileURL(root).href
   if (result.kind === "hover") {
     if (result.hover === null) return { hover: null }
-    const { contents, range } = result.hover
+    // Some servers link to files of the project in hover text (yaml: the schema's source).
+    const contents = result.hover.contents.replaceAll(expectedUri, workspacePlaceholder)
+    const range = result.hover.range
     return { hover: range === undefined ? { contents } : { contents, range } }
   }
-  const expectedUri = pathToFileURL(root).href
   if (result.resolvedWorkspaceUri !== expectedUri) {
     return { error: `resolvedWorkspaceUri ${result.resolvedWorkspaceUri}, expected ${expectedUri}` }
   }
