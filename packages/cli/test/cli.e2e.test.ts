@@ -7,7 +7,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { bin, fakeServer, runCli, tempDir, workspace, workspaceUri } from "./support/cli.js"
 
 // The compiled command against the real typescript-language-server (a dependency of the CLI) on the fixture
@@ -94,6 +94,22 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
       NodeFs.rmSync(dir, { recursive: true, force: true })
       assert.deepStrictEqual(run, { code: 0, stdout: "shape.ts:7:14\nshape.ts:8:3\n", stderr: "" })
     }), timeout)
+})
+
+describe("lsp-seam query with other presets", () => {
+  it.live(
+    "a cold bash-language-server (from node_modules/.bin) answers across `source` on its first query",
+    () =>
+      Effect.gen(function*() {
+        const bashWorkspace = fileURLToPath(new URL("./fixtures/bash-workspace", import.meta.url))
+        const nodeModulesBin = fileURLToPath(new URL("../../../node_modules/.bin", import.meta.url))
+        const run = yield* runCli(["query", "goToDefinition", "main.sh:4:1", "--cwd", bashWorkspace], {
+          env: { PATH: [nodeModulesBin, NodePath.dirname(process.execPath)].join(NodePath.delimiter) }
+        })
+        assert.deepStrictEqual(run, { code: 0, stdout: "lib.sh:5:1\n", stderr: "" })
+      }),
+    timeout
+  )
 })
 
 const failure = (run: { code: number; stdout: string; stderr: string }, code: number, prefix: string) => {
