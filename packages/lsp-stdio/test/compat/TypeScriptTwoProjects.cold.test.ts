@@ -1,0 +1,5 @@
+import * as Servers from "./servers.js"
+import { coldSuite } from "./suites.js"
+
+// Every first answer was measured to equal the warm one (with the solution tsconfig.json at the root).
+coldSuite(Servers.typescriptTwoProjects, [])
