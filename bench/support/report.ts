@@ -88,6 +88,15 @@ export const markdown = (report: Report): string => {
     "median (min–max). Latencies are in milliseconds. Other work on the machine skews absolute figures: a load",
     "average near or above the number of cores means the ratios are the figures to read.",
     "",
+    ...(Math.max(machine.loadAverage.before[0] ?? 0, machine.loadAverage.after?.[0] ?? 0) >= machine.cpus
+      ? [
+        `**This run shared the machine**: the 1-minute load average reached ${
+          Math.max(machine.loadAverage.before[0] ?? 0, machine.loadAverage.after?.[0] ?? 0)
+        } on ${machine.cpus} cores, so`,
+        "absolute figures are slow and noisy, and latency ratios are inflated for whichever side uses more CPU.",
+        ""
+      ]
+      : []),
     "## Targets",
     "",
     "| benchmark | target | goal | measured | verdict | note |",
