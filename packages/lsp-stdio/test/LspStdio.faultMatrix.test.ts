@@ -1,24 +1,20 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
-import type { LspService } from "@lsp-seam/lsp"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import {
   assertNothingSurvives,
   events,
   fakeConfig,
-  hostLayer,
   makeRecordFile,
   makeWorkspace,
-  query
+  query,
+  withHost
 } from "./support/fakeHost.js"
 
 afterAll(assertNothingSurvives)
 
 const operations = ["goToDefinition", "findReferences", "goToImplementation", "hover"] as const
 const phases = ["beforeInitialize", "afterInitialize", "didOpen", "request", "afterReply", "didClose"] as const
-
-const withHost = <A, E>(config: unknown, use: Effect.Effect<A, E, LspService.LspService>) =>
-  Effect.scoped(Effect.flatMap(Layer.build(hostLayer(config)), (context) => Effect.provide(use, context)))
 
 const outcome = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>) =>
   Effect.match(effect, { onFailure: (e) => e.code as string, onSuccess: () => "answer" })

@@ -1,31 +1,25 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
-import type { LspService } from "@lsp-seam/lsp"
-import { Effect, Fiber, Layer, Schedule } from "effect"
+import { Effect, Fiber, Schedule } from "effect"
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import {
   allGone,
   assertNothingSurvives,
+  codeOf,
   dig,
   events,
   fakeConfig,
-  hostLayer,
   makeRecordFile,
   makeWorkspace,
   messages,
   query,
   readRecord,
   startedPids,
-  waitForRecord
+  waitForRecord,
+  withHost
 } from "./support/fakeHost.js"
-
-const withHost = <A, E>(config: unknown, use: Effect.Effect<A, E, LspService.LspService>) =>
-  Effect.scoped(Effect.flatMap(Layer.build(hostLayer(config)), (context) => Effect.provide(use, context)))
-
-const codeOf = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>) =>
-  Effect.match(effect, { onFailure: (e) => e.code as string, onSuccess: () => "success" })
 
 const errorOf = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>) => Effect.flip(effect)
 

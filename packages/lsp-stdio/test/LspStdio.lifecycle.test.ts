@@ -19,17 +19,14 @@ import {
   query,
   readRecord,
   startedPids,
-  waitForRecord
+  waitForRecord,
+  withHost
 } from "./support/fakeHost.js"
 
 const location = {
   uri: "file:///elsewhere/def.fake",
   range: { start: { line: 3, character: 4 }, end: { line: 3, character: 9 } }
 }
-
-/** Builds the host in a scope of its own, so tests can close it and check what is left. */
-const withHost = <A, E>(config: unknown, use: Effect.Effect<A, E, LspService.LspService>) =>
-  Effect.scoped(Effect.flatMap(Layer.build(hostLayer(config)), (context) => Effect.provide(use, context)))
 
 // No test may leave a language server (or anything it started) behind.
 afterAll(assertNothingSurvives)

@@ -12,17 +12,14 @@ import {
   assertNothingSurvives,
   dig,
   fakeConfig,
-  hostLayer,
   makeRecordFile,
   makeWorkspace,
   query,
-  readRecord
+  readRecord,
+  withHost
 } from "./support/fakeHost.js"
 
 afterAll(assertNothingSurvives)
-
-const withHost = <A, E>(config: unknown, use: Effect.Effect<A, E, LspService.LspService>) =>
-  Effect.scoped(Effect.flatMap(Layer.build(hostLayer(config)), (context) => Effect.provide(use, context)))
 
 /** The document lifecycle the fake server saw: [method, uri file name, version, text]. */
 const lifecycle = (record: string) =>

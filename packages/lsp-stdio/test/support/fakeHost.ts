@@ -124,6 +124,17 @@ export const hostLayer = (
     Layer.provide(NodeContext.layer)
   )
 
+/** Builds the host for `config` in a scope of its own around `use`, so each test owns its servers. */
+export const withHost = <A, E>(
+  config: unknown,
+  use: Effect.Effect<A, E, LspService.LspService>
+): Effect.Effect<A, E | LspError.LspError> =>
+  Effect.scoped(Effect.flatMap(Layer.build(hostLayer(config)), (context) => Effect.provide(use, context)))
+
+/** The error code of a query, or "success". */
+export const codeOf = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>): Effect.Effect<string, never, R> =>
+  Effect.match(effect, { onFailure: (e) => e.code, onSuccess: () => "success" })
+
 export const query = (
   workspaceRoot: string,
   operation: "goToDefinition" | "findReferences" | "goToImplementation" | "hover" = "goToDefinition",
