@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { bin, fakeServer, runCli, tempDir, workspace, workspaceUri } from "./support/cli.js"
+import { bin, fakeServer, runCli, scopedTempDir, workspace, workspaceUri } from "./support/cli.js"
 
 // The compiled command against the real typescript-language-server (a dependency of the CLI) on the fixture
 // workspace. A cold server needs a few seconds; the budgets are generous for a loaded machine.
@@ -84,14 +84,13 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
       assert.include(result.kind === "hover" ? result.hover?.contents : "", "A circle of a given radius.")
     }), timeout)
 
-  it.live("works in a directory with no node_modules (the bundled typescript)", () =>
+  it.scopedLive("works in a directory with no node_modules (the bundled typescript)", () =>
     Effect.gen(function*() {
-      const dir = tempDir("no-modules")
+      const dir = yield* scopedTempDir("no-modules")
       for (const file of ["tsconfig.json", "shape.ts", "main.ts"]) {
         NodeFs.copyFileSync(NodePath.join(workspace, file), NodePath.join(dir, file))
       }
       const run = yield* runCli(["query", "goToDefinition", "main.ts:3:36", "--cwd", dir], { cwd: "/" })
-      NodeFs.rmSync(dir, { recursive: true, force: true })
       assert.deepStrictEqual(run, { code: 0, stdout: "shape.ts:7:14\nshape.ts:8:3\n", stderr: "" })
     }), timeout)
 })
@@ -175,27 +174,25 @@ describe.concurrent("lsp-seam query exit codes", () => {
       (run) => failure(run, 1, "error[LSP_INVALID_CONFIG]: The configuration file /nonexistent/lsp-seam.json")
     ), timeout)
 
-  it.live(
+  it.scopedLive(
     "an invalid configuration: 1, LSP_INVALID_CONFIG naming the file and the field",
     () =>
       Effect.gen(function*() {
-        const dir = tempDir("bad-config")
+        const dir = yield* scopedTempDir("bad-config")
         const file = NodePath.join(dir, "config.json")
         NodeFs.writeFileSync(file, JSON.stringify({ servers: { ts: { command: "x", extensionToLanguage: {} } } }))
         const run = yield* query("hover", "main.ts:1:1", "--config", file)
-        NodeFs.rmSync(dir, { recursive: true, force: true })
         failure(run, 1, `error[LSP_INVALID_CONFIG]: ${file}: `)
         assert.include(run.stderr, "extensionToLanguage")
       }),
     timeout
   )
 
-  it.live("lsp-seam.json in the workspace that is not JSON: 1, LSP_INVALID_CONFIG", () =>
+  it.scopedLive("lsp-seam.json in the workspace that is not JSON: 1, LSP_INVALID_CONFIG", () =>
     Effect.gen(function*() {
-      const dir = tempDir("bad-json")
+      const dir = yield* scopedTempDir("bad-json")
       NodeFs.writeFileSync(NodePath.join(dir, "lsp-seam.json"), "{ servers: ")
       const run = yield* query("hover", "main.ts:1:1", "--cwd", dir)
-      NodeFs.rmSync(dir, { recursive: true, force: true })
       failure(run, 1, `error[LSP_INVALID_CONFIG]: The configuration file ${NodePath.join(dir, "lsp-seam.json")} is not`)
     }), timeout)
 
@@ -219,7 +216,7 @@ describe("lsp-seam query interrupted", () => {
     "SIGINT cancels the request at the server, shuts the server down, and exits 130",
     () =>
       Effect.gen(function*() {
-        const dir = tempDir("sigint")
+        const dir = yield* scopedTempDir("sigint")
         const record = NodePath.join(dir, "record.jsonl")
         NodeFs.writeFileSync(NodePath.join(dir, "a.slow"), "hello\n")
         NodeFs.writeFileSync(
@@ -251,7 +248,6 @@ describe("lsp-seam query interrupted", () => {
         yield* child.kill("SIGINT")
         const code = yield* child.exitCode
         const seen = methods()
-        NodeFs.rmSync(dir, { recursive: true, force: true })
         assert.strictEqual(code, 130)
         const sent = seen.flatMap((entry) => entry.method === undefined ? [] : [entry.method])
         const at = (method: string) => sent.indexOf(method)

@@ -3,27 +3,25 @@ import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { fakeServer, runCli, tempDir, workspace } from "./support/cli.js"
+import { fakeServer, runCli, scopedTempDir, workspace } from "./support/cli.js"
 
 const timeout = 60_000
 
 // PATH for the child: only the directories given, plus one holding a `node` link for `#!/usr/bin/env node` scripts.
-const pathWith = (...dirs: Array<string>) => {
-  const bin = tempDir("path")
-  NodeFs.symlinkSync(process.execPath, NodePath.join(bin, "node"))
-  return { PATH: [...dirs, bin].join(NodePath.delimiter), cleanup: () => NodeFs.rmSync(bin, { recursive: true }) }
-}
+const pathWith = (...dirs: Array<string>) =>
+  Effect.map(scopedTempDir("path"), (bin) => {
+    NodeFs.symlinkSync(process.execPath, NodePath.join(bin, "node"))
+    return [...dirs, bin].join(NodePath.delimiter)
+  })
 
 const nodeModulesBin = fileURLToPath(new URL("../../../node_modules/.bin", import.meta.url))
 
 describe.concurrent("lsp-seam doctor", () => {
-  it.live(
+  it.scopedLive(
     "with only the bundled TypeScript preset: usable, all four operations, inactive presets listed",
     () =>
       Effect.gen(function*() {
-        const { PATH, cleanup } = pathWith()
-        const run = yield* runCli(["doctor"], { env: { PATH } })
-        cleanup()
+        const run = yield* runCli(["doctor"], { env: { PATH: yield* pathWith() } })
         assert.strictEqual(run.code, 0, run.stderr)
         assert.strictEqual(run.stderr, "")
         assert.include(run.stdout, `workspace:     ${workspace}`)
@@ -42,21 +40,23 @@ describe.concurrent("lsp-seam doctor", () => {
     timeout
   )
 
-  it.live("every preset installed from npm (node_modules/.bin) starts and is usable", () =>
-    Effect.gen(function*() {
-      const { PATH, cleanup } = pathWith(nodeModulesBin)
-      const run = yield* runCli(["doctor"], { env: { PATH } })
-      cleanup()
-      assert.strictEqual(run.code, 0, run.stdout + run.stderr)
-      for (const id of ["typescript", "python", "bash", "json", "css", "html", "yaml"]) {
-        assert.include(run.stdout, `\n${id}: usable\n`)
-      }
-      assert.include(run.stdout, "7 servers configured: 7 usable.")
-    }), timeout)
+  it.scopedLive(
+    "every preset installed from npm (node_modules/.bin) starts and is usable",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* runCli(["doctor"], { env: { PATH: yield* pathWith(nodeModulesBin) } })
+        assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+        for (const id of ["typescript", "python", "bash", "json", "css", "html", "yaml"]) {
+          assert.include(run.stdout, `\n${id}: usable\n`)
+        }
+        assert.include(run.stdout, "7 servers configured: 7 usable.")
+      }),
+    timeout
+  )
 
-  it.live("a configured server that cannot run makes it exit 1, and says why", () =>
+  it.scopedLive("a configured server that cannot run makes it exit 1, and says why", () =>
     Effect.gen(function*() {
-      const dir = tempDir("doctor")
+      const dir = yield* scopedTempDir("doctor")
       const config = NodePath.join(dir, "lsp-seam.json")
       NodeFs.writeFileSync(
         config,
@@ -68,7 +68,6 @@ describe.concurrent("lsp-seam doctor", () => {
         })
       )
       const run = yield* runCli(["doctor", "--config", config])
-      NodeFs.rmSync(dir, { recursive: true, force: true })
       assert.strictEqual(run.code, 1)
       assert.include(run.stdout, `configuration: ${config}`)
       assert.include(run.stdout, "fake: usable")

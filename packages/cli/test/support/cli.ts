@@ -1,6 +1,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Command from "@effect/platform/Command"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -50,3 +51,10 @@ export const runCli = (
 /** A fresh directory under the OS temp dir (no node_modules above it). */
 export const tempDir = (prefix: string): string =>
   NodeFs.mkdtempSync(NodePath.join(NodeFs.realpathSync(NodeOs.tmpdir()), `lsp-seam-${prefix}-`))
+
+/** `tempDir`, removed when the scope closes (also when the test fails or times out). */
+export const scopedTempDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => tempDir(prefix)),
+    (dir) => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true }))
+  )
