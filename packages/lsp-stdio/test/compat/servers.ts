@@ -3,7 +3,9 @@
  * servers run from this package's devDependencies through `node`, so PATH does not matter), and the fixture
  * project they are asked about.
  */
+import * as NodeFs from "node:fs"
 import { createRequire } from "node:module"
+import * as NodePath from "node:path"
 import type * as StdioConfig from "../../src/StdioConfig.js"
 
 const require = createRequire(import.meta.url)
@@ -33,6 +35,8 @@ export interface Suite {
    * (clangd keeps its background index in `.cache/` next to `compile_commands.json`).
    */
   readonly copyFixture: boolean
+  /** Adjusts the fresh copy before any server sees it. */
+  readonly prepare?: (root: string) => void
   readonly servers: Readonly<Record<string, StdioConfig.ServerConfig.Encoded>>
   /** Executables that must be installed for the suite to run (Debian packages; npm ones are dependencies). */
   readonly requires: ReadonlyArray<string>
@@ -153,6 +157,13 @@ export const clangd: Suite = {
   name: "clangd",
   fixture: "compat/clangd",
   copyFixture: true,
+  // clangd 14 compiles an open file with a relative "directory" but never indexes the database in the background
+  // (it enqueues nothing), so references from a header would stay limited to the open file: make it absolute.
+  prepare: (root) => {
+    const file = NodePath.join(root, "compile_commands.json")
+    const commands = JSON.parse(NodeFs.readFileSync(file, "utf8")) as Array<Record<string, unknown>>
+    NodeFs.writeFileSync(file, JSON.stringify(commands.map((command) => ({ ...command, directory: root }))))
+  },
   servers: {
     cpp: { command: "clangd", extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" } }
   },

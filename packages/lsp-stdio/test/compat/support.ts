@@ -50,7 +50,11 @@ export const Query = Schema.Struct({
    * Present when the first answer of a fresh server differs from the warm one: what it was, and when the
    * warm answer first came (milliseconds after the first query started, on the measuring machine).
    */
-  cold: Schema.optional(Schema.Struct({ answers: Schema.Array(Answer), settledMs: Schema.Array(Schema.Number) }))
+  cold: Schema.optional(Schema.Struct({
+    answers: Schema.Array(Answer),
+    settledMs: Schema.Array(Schema.Number),
+    note: Schema.optional(Schema.String)
+  }))
 })
 
 export type Query = typeof Query.Type
@@ -97,6 +101,7 @@ export const workspace = (suite: Suite) => {
     Effect.sync(() => {
       const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), `lsp-seam-${suite.name}-`)))
       NodeFs.cpSync(source, root, { recursive: true })
+      suite.prepare?.(root)
       return root
     }),
     (root) => Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true }))

@@ -1,0 +1,4 @@
+import * as Servers from "./servers.js"
+import { warmSuite } from "./suites.js"
+
+warmSuite(Servers.clangd)

@@ -1,0 +1,315 @@
+/**
+ * Writes docs/compatibility.md from a real run of the compatibility suites' queries through the stdio host:
+ * per server its version, the operations it supports, how long its handshake and first answer take, when its
+ * answers become the warm ones, warm latency per operation, and peak resident memory.
+ *
+ * Run from the repository root, after `npm run build` (tsx resolves @lsp-seam/lsp to its build):
+ *   npx tsx packages/lsp-stdio/test/compat/report.ts [suite ...]
+ * Takes about ten minutes on two cores. Timings are wall-clock on the machine that runs it: noisy, so the
+ * document says which machine and how loaded it was.
+ */
+import { NodeContext } from "@effect/platform-node"
+import type { LspQuery } from "@lsp-seam/lsp"
+import { Duration, Effect, Fiber, Layer, Option, Schedule } from "effect"
+import * as ChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import * as LspStdio from "../../src/LspStdio.js"
+import { StdioHost } from "../../src/StdioHost.js"
+import * as Servers from "./servers.js"
+import { ask, type Expected, hostLayer, installed, type Query, readExpected, sameAnswer, workspace } from "./support.js"
+
+const repository = fileURLToPath(new URL("../../../../", import.meta.url))
+const output = NodePath.join(repository, "docs", "compatibility.md")
+
+const operations: ReadonlyArray<LspQuery.LspOperation> = [
+  "goToDefinition",
+  "findReferences",
+  "goToImplementation",
+  "hover"
+]
+const warmRuns = 5
+const handshakeRuns = 3
+const settleBudgetMs = 30_000
+const settleSpacing = "250 millis"
+
+const version = (suite: Servers.Suite): string => {
+  if ("npm" in suite.from) {
+    const file = NodePath.join(repository, "node_modules", suite.from.npm, "package.json")
+    const { version } = JSON.parse(NodeFs.readFileSync(file, "utf8")) as { version: string }
+    return `${suite.from.npm} ${version} (npm)`
+  }
+  const debian = ChildProcess.execFileSync("dpkg-query", ["-W", "-f=${Version}", suite.from.debian], {
+    encoding: "utf8"
+  })
+  return `${suite.from.debian} ${debian} (Debian)`
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+const elapsed = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.timed(self), ([duration, value]) => [value, Duration.toMillis(duration)] as const)
+
+/** Samples the resident memory of every server of the host, keeping the largest sum seen. */
+const sampleMemory = (peak: { bytes: number }) =>
+  Effect.flatMap(StdioHost, (host) =>
+    host.status.pipe(
+      Effect.tap((servers) =>
+        Effect.sync(() => {
+          const total = servers.reduce((sum, server) => sum + (server.rssBytes ?? 0), 0)
+          peak.bytes = Math.max(peak.bytes, total)
+        })
+      ),
+      Effect.repeat(Schedule.spaced("100 millis"))
+    ))
+
+interface ColdRun {
+  readonly query: Query
+  readonly firstMs: number
+  readonly firstCorrect: boolean
+  /** Milliseconds from the first query until the warm answer came; null if it never did within the budget. */
+  readonly settledMs: number | null
+}
+
+interface SuiteReport {
+  readonly suite: Servers.Suite
+  readonly expected: Expected
+  readonly version: string
+  readonly providers: ReadonlyArray<{
+    readonly id: string
+    readonly serverInfo: string
+    readonly operations: ReadonlyArray<LspQuery.LspOperation>
+    readonly handshakeMs: number | null
+  }>
+  readonly cold: ReadonlyArray<ColdRun>
+  readonly warm: ReadonlyArray<{ readonly query: Query; readonly ms: number; readonly correct: boolean }>
+  readonly peakRssBytes: number
+}
+
+const measure = (suite: Servers.Suite) =>
+  Effect.gen(function*() {
+    const expected = readExpected(suite)
+    const peak = { bytes: 0 }
+
+    const diagnoses = yield* Effect.forEach(
+      Array.from({ length: handshakeRuns }),
+      () =>
+        Effect.scoped(
+          Effect.flatMap(workspace(suite), (root) => LspStdio.diagnose({ servers: suite.servers }, root))
+        ).pipe(Effect.provide(NodeContext.layer))
+    )
+    const providers = (diagnoses[0] ?? []).map((diagnosis, i) => {
+      const starts = diagnoses.flatMap((d) => d[i]?.startMs ?? [])
+      return {
+        id: diagnosis.providerId,
+        serverInfo: diagnosis.serverInfo === null
+          ? "(none)"
+          : `${diagnosis.serverInfo.name}${
+            diagnosis.serverInfo.version === undefined ? "" : ` ${diagnosis.serverInfo.version}`
+          }`,
+        operations: operations.filter((op) => diagnosis.operations[op]),
+        handshakeMs: starts.length === 0 ? null : median(starts)
+      }
+    })
+
+    // Cold: a fresh host per query; ask again every 250 ms until the warm answer comes.
+    const cold = yield* Effect.forEach(expected.queries, (query) =>
+      Effect.scoped(Effect.gen(function*() {
+        const root = yield* workspace(suite)
+        const context = yield* Layer.build(hostLayer(suite))
+        const sampler = yield* Effect.fork(Effect.provide(sampleMemory(peak), context))
+        const [first, firstMs] = yield* elapsed(Effect.provide(ask(root, query), context))
+        const firstCorrect = sameAnswer(first, query.answer)
+        const settledMs = firstCorrect ? firstMs : yield* elapsed(
+          Effect.provide(ask(root, query), context).pipe(
+            Effect.repeat({
+              until: (answer) => sameAnswer(answer, query.answer),
+              schedule: Schedule.spaced(settleSpacing)
+            }),
+            Effect.timeout(Math.max(0, settleBudgetMs - firstMs)),
+            Effect.option
+          )
+        ).pipe(Effect.map(([settled, ms]) => Option.isSome(settled) ? firstMs + ms : null))
+        yield* Fiber.interrupt(sampler)
+        return { query, firstMs, firstCorrect, settledMs } satisfies ColdRun
+      })))
+
+    // Warm: one host; settle every query first, then time each `warmRuns` times.
+    const warm = yield* Effect.scoped(Effect.gen(function*() {
+      const root = yield* workspace(suite)
+      const context = yield* Layer.build(hostLayer(suite))
+      const sampler = yield* Effect.fork(Effect.provide(sampleMemory(peak), context))
+      for (const query of expected.queries) {
+        yield* Effect.provide(ask(root, query), context).pipe(
+          Effect.repeat({
+            until: (answer) => sameAnswer(answer, query.answer),
+            schedule: Schedule.spaced(settleSpacing)
+          }),
+          Effect.timeout(settleBudgetMs),
+          Effect.ignore
+        )
+      }
+      const results = yield* Effect.forEach(expected.queries, (query) =>
+        Effect.gen(function*() {
+          const runs = yield* Effect.forEach(
+            Array.from({ length: warmRuns }),
+            () => elapsed(Effect.provide(ask(root, query), context))
+          )
+          return {
+            query,
+            ms: median(runs.map(([, ms]) => ms)),
+            correct: runs.every(([answer]) => sameAnswer(answer, query.answer))
+          }
+        }))
+      yield* Fiber.interrupt(sampler)
+      return results
+    }))
+
+    return {
+      suite,
+      expected,
+      version: version(suite),
+      providers,
+      cold,
+      warm,
+      peakRssBytes: peak.bytes
+    } satisfies SuiteReport
+  })
+
+const ms = (value: number | null): string => value === null ? "never" : `${Math.round(value)}`
+
+/** The provider a file routes to: the server whose extensions include the file's final extension. */
+const providerOf = (suite: Servers.Suite, file: string): string | undefined => {
+  const extension = NodePath.extname(file).toLowerCase()
+  return Object.keys(suite.servers).find((id) =>
+    Object.keys(suite.servers[id]?.extensionToLanguage ?? {}).some((key) =>
+      (key.startsWith(".") ? key : `.${key}`).toLowerCase() === extension
+    )
+  )
+}
+
+const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<string>, started: Date): string => {
+  const lines: Array<string> = []
+  const [load1, load5] = NodeOs.loadavg()
+  lines.push(
+    "# Language server compatibility",
+    "",
+    "Generated by `packages/lsp-stdio/test/compat/report.ts` from a run of the compatibility suites' queries through",
+    "the stdio host (transient open, the configuration of `packages/lsp-stdio/test/compat/servers.ts`, which mirrors",
+    "the CLI presets). Do not edit by hand: run `npm run build && npx tsx packages/lsp-stdio/test/compat/report.ts`.",
+    "",
+    `Run: ${started.toISOString().slice(0, 10)}, Node ${process.version}, ${NodeOs.cpus().length} cores, ` +
+      `load average ${load1?.toFixed(1)} / ${load5?.toFixed(1)} (1 / 5 min) at the end. Timings are wall-clock ` +
+      "milliseconds on that machine and move with its load; compare orders of magnitude, not digits.",
+    "",
+    "Columns:",
+    "- **operations**: what the server advertises; the others fail with `LSP_UNSUPPORTED_OPERATION`.",
+    "- **handshake**: spawn until `initialize` is answered (median of 3).",
+    "- **first answer**: a fresh server per query; from the query until its answer, handshake included (median over",
+    "  the queries).",
+    "- **cold = warm**: of the queries, how many had the warm answer as the first answer of a fresh server.",
+    "- **settled**: on a fresh server, when the last query got its warm answer, asking again every 250 ms (the",
+    "  slowest query; `never` means not within 30 s).",
+    "- **warm**: one server that has settled, median of 5 asks, per operation (the median over its queries).",
+    "- **peak RSS**: the largest resident memory of the server's process group seen while it ran.",
+    "",
+    "| server | version | operations | handshake | first answer | cold = warm | settled | warm def / refs / impl / hover | peak RSS |",
+    "|---|---|---|---|---|---|---|---|---|"
+  )
+  for (const report of reports) {
+    for (const provider of report.providers) {
+      const queries = <Row extends { readonly query: Query }>(rows: ReadonlyArray<Row>) =>
+        rows.filter((row) => providerOf(report.suite, row.query.file) === provider.id)
+      const cold = queries(report.cold)
+      const warm = queries(report.warm)
+      const warmOf = (op: LspQuery.LspOperation) => {
+        if (!provider.operations.includes(op)) return "—"
+        const times = warm.filter((row) => row.query.operation === op).map((row) => row.ms)
+        return times.length === 0 ? "?" : ms(median(times))
+      }
+      const settled = cold.some((run) => run.settledMs === null)
+        ? null
+        : Math.max(...cold.map((run) => run.settledMs ?? 0))
+      const multi = report.providers.length > 1
+      lines.push(
+        `| ${report.suite.name}${multi ? ` (${provider.id})` : ""} | ${report.version} | ${
+          provider.operations.join(", ") || "none"
+        } | ${ms(provider.handshakeMs)} | ${ms(median(cold.map((run) => run.firstMs)))} | ${
+          cold.filter((run) => run.firstCorrect).length
+        } / ${cold.length} | ${ms(settled)} | ${operations.map(warmOf).join(" / ")} | ${multi ? "(shared) " : ""}${
+          (report.peakRssBytes / 1_048_576).toFixed(0)
+        } MiB |`
+      )
+    }
+  }
+  if (skipped.length > 0) lines.push("", `Not measured (executables not installed): ${skipped.join(", ")}.`)
+
+  lines.push(
+    "",
+    "## First answers that differ from the warm answer",
+    "",
+    "The readiness problem of issue 7: the first answer of a fresh server, and when the warm answer came.",
+    "",
+    "| query | operation | first answer | warm answer | settled (ms) |",
+    "|---|---|---|---|---|"
+  )
+  const summary = (answer: Query["answer"]): string =>
+    "locations" in answer
+      ? `${answer.locations.length} location${answer.locations.length === 1 ? "" : "s"}`
+      : "hover" in answer
+      ? answer.hover === null ? "no hover" : "hover text"
+      : answer.error
+  let differing = 0
+  for (const report of reports) {
+    for (const run of report.cold) {
+      if (run.firstCorrect) continue
+      differing++
+      const recorded = run.query.cold?.answers[0]
+      lines.push(
+        `| ${`${report.suite.name} ${run.query.name}`} | ${run.query.operation} | ${
+          recorded === undefined ? "differs" : summary(recorded)
+        } | ${summary(run.query.answer)} | ${ms(run.settledMs)} |`
+      )
+    }
+  }
+  if (differing === 0) lines.push("| (none) | | | | |")
+
+  lines.push("", "## Configuration", "")
+  for (const report of reports) {
+    for (const [id, server] of Object.entries(report.suite.servers)) {
+      const { args: _args, command: _command, ...rest } = server
+      lines.push(`- **${report.suite.name}** \`${id}\`: \`${JSON.stringify(rest)}\``)
+    }
+  }
+  lines.push("")
+  return lines.join("\n")
+}
+
+const wanted = process.argv.slice(2)
+const suites = Servers.all.filter((suite) => wanted.length === 0 || wanted.includes(suite.name))
+const available = suites.filter(installed)
+const skipped = suites.filter((suite) => !installed(suite)).map((suite) => suite.name)
+const started = new Date()
+
+const program = Effect.gen(function*() {
+  const reports: Array<SuiteReport> = []
+  for (const suite of available) {
+    yield* Effect.sync(() => process.stderr.write(`measuring ${suite.name}\n`))
+    reports.push(yield* measure(suite))
+  }
+  NodeFs.writeFileSync(output, render(reports, skipped, started))
+  yield* Effect.sync(() => process.stderr.write(`wrote ${output}\n`))
+})
+
+Effect.runPromise(program).then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`${String(error)}\n`)
+    process.exit(1)
+  }
+)
