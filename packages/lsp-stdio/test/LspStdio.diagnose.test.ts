@@ -52,6 +52,7 @@ describe("LspStdio.diagnose", () => {
       assert.strictEqual(byId.missing?.error?.code, "LSP_EXECUTABLE_NOT_FOUND")
       assert.isFalse(byId.crashing?.usable)
       assert.strictEqual(byId.crashing?.error?.code, "LSP_SERVER_EXITED")
+      assert.strictEqual(byId.crashing?.executable, process.execPath, "found, even though it then failed")
       assert.isTrue(yield* allGone(startedPids(record)))
     }))
 })

@@ -1,9 +1,11 @@
+import { NodeContext } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
 import { Effect, Fiber, Schedule } from "effect"
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as LspStdio from "../src/LspStdio.js"
 import {
   allGone,
   assertNothingSurvives,
@@ -183,6 +185,24 @@ describe("LspStdio host: crashes, retries and server errors", () => {
       // The next query starts afresh rather than reusing a dead server.
       const again = yield* withHost(config, errorOf(query(workspace)))
       assert.strictEqual(again.code, "LSP_SERVER_EXITED")
+    }))
+
+  it.scopedLive("a server that exits at once is reported as exited (with its code), not as a failed write", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const config = {
+        servers: { quitter: { command: "/bin/false", extensionToLanguage: { fake: "fake" }, killGraceMs: 2_000 } }
+      }
+      const error = yield* withHost(config, errorOf(query(workspace)))
+      assert.strictEqual(error.code, "LSP_SERVER_EXITED")
+      assert.include(error.message, "exited with code 1")
+      // Without the retry of a query (doctor's start), the write failure races the exit: it must lose.
+      const reports = yield* Effect.forEach(
+        Array.from({ length: 8 }, () => config),
+        (c) => LspStdio.diagnose(c, workspace).pipe(Effect.provide(NodeContext.layer)),
+        { concurrency: 4 }
+      )
+      assert.deepStrictEqual([...new Set(reports.map(([r]) => r?.error?.code))], ["LSP_SERVER_EXITED"])
     }))
 
   it.scopedLive("a crash before the initialize reply is a coded error, and nothing is left running", () =>

@@ -133,12 +133,13 @@ describe("LspStdio under TestClock (memory executor)", () => {
     Effect.gen(function*() {
       const workspace = yield* makeWorkspace()
       const observed = yield* observe
+      const shutdownSeen = yield* Deferred.make<void>()
       const program = () =>
         Testing.fakeLanguageServer({
           onStart: (process) => process.ignoreSigterm,
           exitOnStdinEnd: false,
           handlers: {
-            shutdown: never,
+            shutdown: () => Effect.zipRight(Deferred.succeed(shutdownSeen, undefined), Effect.never),
             "textDocument/hover": () => Effect.succeed(Testing.result(null))
           }
         })
@@ -146,6 +147,8 @@ describe("LspStdio under TestClock (memory executor)", () => {
       assert.deepStrictEqual(yield* Effect.provide(hover(workspace), context), { kind: "hover", hover: null })
       const [process] = yield* Ref.get(observed.processes)
       const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      // The shutdown budget runs from the request: move the clock only once the server has it.
+      yield* Deferred.await(shutdownSeen)
       yield* settle
       yield* TestClock.adjust("999 millis")
       yield* settle
@@ -419,9 +422,10 @@ describe("LspStdio under TestClock (memory executor)", () => {
     }))
 
   /** A server that reports startup work from `initialized` until `workMs` later. */
-  const indexing = (workMs: number) => () =>
+  const indexing = (workMs: number, opened: Deferred.Deferred<void>) => () =>
     Testing.fakeLanguageServer({
       onNotification: (method, _params, process) => {
+        if (method === "textDocument/didOpen") return Deferred.succeed(opened, undefined)
         if (method !== "initialized") return Effect.void
         const progress = (value: unknown) =>
           process.writeStdout(Framing.encode({ jsonrpc: "2.0", method: "$/progress", params: { token: "idx", value } }))
@@ -439,9 +443,11 @@ describe("LspStdio under TestClock (memory executor)", () => {
     Effect.gen(function*() {
       const workspace = yield* makeWorkspace()
       const observed = yield* observe
-      const { context } = yield* buildHost(observed, indexing(3_000))
+      const opened = yield* Deferred.make<void>()
+      const { context } = yield* buildHost(observed, indexing(3_000, opened))
       const fiber = yield* Effect.fork(Effect.provide(hover(workspace), context))
-      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      // Progress began at `initialized`; the host waits from just after didOpen.
+      yield* Deferred.await(opened)
       yield* settle
       yield* TestClock.adjust("2999 millis")
       yield* settle
@@ -454,9 +460,10 @@ describe("LspStdio under TestClock (memory executor)", () => {
     Effect.gen(function*() {
       const workspace = yield* makeWorkspace()
       const observed = yield* observe
-      const { context } = yield* buildHost(observed, indexing(60_000))
+      const opened = yield* Deferred.make<void>()
+      const { context } = yield* buildHost(observed, indexing(60_000, opened))
       const fiber = yield* Effect.fork(Effect.provide(hover(workspace).pipe(LspDeadline.within(2_000)), context))
-      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      yield* Deferred.await(opened)
       yield* settle
       // A quarter of the budget is kept for the request itself.
       yield* TestClock.adjust("1500 millis")
@@ -471,9 +478,10 @@ describe("LspStdio under TestClock (memory executor)", () => {
     Effect.gen(function*() {
       const workspace = yield* makeWorkspace()
       const observed = yield* observe
-      const { context } = yield* buildHost(observed, indexing(60_000), { readiness: { maxWaitMs: 5_000 } })
+      const opened = yield* Deferred.make<void>()
+      const { context } = yield* buildHost(observed, indexing(60_000, opened), { readiness: { maxWaitMs: 5_000 } })
       const fiber = yield* Effect.fork(Effect.provide(hover(workspace), context))
-      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      yield* Deferred.await(opened)
       yield* settle
       yield* TestClock.adjust("5 seconds")
       const result = yield* Fiber.join(fiber)

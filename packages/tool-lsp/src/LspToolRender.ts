@@ -106,7 +106,10 @@ export const renderLocations = (result: LspResult.LspLocationsResult, maxLocatio
  * @category rendering
  */
 export const renderHover = (result: LspResult.LspHoverResult): string =>
-  result.hover === null || result.hover.contents.trim() === "" ? noHoverInformation : result.hover.contents
+  result.hover === null || result.hover.contents.trim() === ""
+    ? noHoverInformation
+    // Servers often wrap markdown in blank lines; they cost tokens and say nothing.
+    : result.hover.contents.replace(/^(?:[ \t]*\r?\n)+|(?:\r?\n[ \t]*)+$/g, "")
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 

@@ -42,4 +42,11 @@ describe("the tool and a provider that is still starting up", () => {
       "No hover information."
     )
   })
+
+  it("hover text loses the blank lines servers wrap around it, and nothing else", () => {
+    const render = (contents: string) =>
+      LspToolRender.render(LspResult.hover({ contents }), { maxLocations: 100, maxResultChars: 16_000 })
+    assert.strictEqual(render("\n```typescript\nconst x: number\n```\n"), "```typescript\nconst x: number\n```")
+    assert.strictEqual(render("  indented\n\nsecond  "), "  indented\n\nsecond  ")
+  })
 })

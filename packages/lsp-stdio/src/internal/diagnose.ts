@@ -64,8 +64,8 @@ export const diagnose = (
         transientOpen: false,
         operations: noOperations
       } satisfies ServerDiagnosis
+      const env = scrubEnvironment(ambient, server.env)
       return Effect.gen(function*() {
-        const env = scrubEnvironment(ambient, server.env)
         const executable = yield* resolveExecutable(providerId, server.command, pathVariable(env))
         const started = yield* Clock.currentTimeMillis
         const instance = yield* ServerInstance.start({ providerId, executable, env, config: server }, workspace, world)
@@ -93,7 +93,17 @@ export const diagnose = (
         } satisfies ServerDiagnosis
       }).pipe(
         Effect.scoped,
-        Effect.catchAll((error) => Effect.succeed({ ...base, error: { code: error.code, message: error.message } }))
+        Effect.catchAll((error) =>
+          // Report the executable even when the server failed after it was found.
+          Effect.map(
+            Effect.option(resolveExecutable(providerId, server.command, pathVariable(env))),
+            (executable): ServerDiagnosis => ({
+              ...base,
+              executable: Option.getOrNull(executable),
+              error: { code: error.code, message: error.message }
+            })
+          )
+        )
       )
     })
   })

@@ -177,9 +177,16 @@ export const start = (
     })
     yield* Stream.fromQueue(stdin).pipe(
       Stream.run(child.stdin),
+      // A write usually fails because the process has just exited (EPIPE): say that, with its stderr.
       Effect.catchAll((error) =>
-        connection.fail(
-          LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
+        exitError.pipe(
+          Effect.timeoutTo({
+            duration: config.killGraceMs,
+            onSuccess: (exited) => exited,
+            onTimeout: () =>
+              LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
+          }),
+          Effect.flatMap(connection.fail)
         )
       ),
       Effect.ensuring(Deferred.succeed(stdinClosed, undefined)),
