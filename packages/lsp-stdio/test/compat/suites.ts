@@ -40,7 +40,7 @@ const skipReason = (suite: Suite): string | undefined =>
  * The warm suite: one host for all queries, each answer asserted exactly, and every operation asked at least
  * once (unsupported ones must fail with LSP_UNSUPPORTED_OPERATION, as recorded).
  */
-export const warmSuite = (suite: Suite, options: { readonly settleBudget?: Duration.DurationInput } = {}) => {
+export const warmSuite = (suite: Suite) => {
   const expected = readExpected(suite)
   const name = `${suite.name} compatibility (one warm server)`
   const skipped = skipReason(suite)
@@ -49,7 +49,7 @@ export const warmSuite = (suite: Suite, options: { readonly settleBudget?: Durat
     return
   }
   const Suite = Layer.effectDiscard(
-    Effect.flatMap(Workspace, (root) => settle(root, expected.queries, options.settleBudget ?? "60 seconds"))
+    Effect.flatMap(Workspace, (root) => settle(root, expected.queries, "60 seconds"))
   ).pipe(Layer.provideMerge(Layer.merge(hostLayer(suite), Layer.scoped(Workspace, workspace(suite)))))
   layer(Suite, { timeout: "180 seconds", excludeTestServices: true })(name, (it) => {
     it("asks every operation", () => {
