@@ -122,6 +122,8 @@ export const makeProviders = (
 
     const permitFor = (workspace: Workspace) =>
       Effect.gen(function*() {
+        const existing = (yield* Ref.get(permits)).get(workspace.path)
+        if (existing !== undefined) return existing
         const fresh = yield* FifoMutex.make
         return yield* Ref.modify(permits, (map) => {
           const existing = map.get(workspace.path)
