@@ -33,6 +33,7 @@ const operations: ReadonlyArray<LspQuery.LspOperation> = [
 const warmRuns = 5
 const handshakeRuns = 3
 const settleBudgetMs = 30_000
+// Asked again at once, then every 250 ms.
 const settleSpacing = "250 millis"
 
 const version = (suite: Servers.Suite): string => {
@@ -213,8 +214,8 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     "- **first answer**: a fresh server per query; from the query until its answer, handshake included (median over",
     "  the queries).",
     "- **cold = warm**: of the queries, how many had the warm answer as the first answer of a fresh server.",
-    "- **settled**: on a fresh server, when the last query got its warm answer, asking again every 250 ms (the",
-    "  slowest query; `never` means not within 30 s).",
+    "- **settled**: on a fresh server, when the last query got its warm answer, asking again at once and then every",
+    "  250 ms (the slowest query; `never` means not within 30 s).",
     "- **warm**: one server that has settled, median of 5 asks, per operation (the median over its queries).",
     "- **peak RSS**: the largest resident memory of the server's process group seen while it ran.",
     "",
@@ -255,7 +256,7 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     "",
     "The readiness problem of issue 7: the first answer of a fresh server, and when the warm answer came.",
     "",
-    "| query | operation | first answer | warm answer | settled (ms) |",
+    "| query | operation | first answer | warm answer | settled (ms after the first query) |",
     "|---|---|---|---|---|"
   )
   const summary = (answer: Query["answer"]): string =>
@@ -278,6 +279,11 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     }
   }
   if (differing === 0) lines.push("| (none) | | | | |")
+
+  lines.push("", "## Notes", "")
+  for (const report of reports) {
+    if (report.expected.notes.length > 0) lines.push(`- **${report.suite.name}**: ${report.expected.notes.join(" ")}`)
+  }
 
   lines.push("", "## Configuration", "")
   for (const report of reports) {

@@ -61,6 +61,8 @@ export type Query = typeof Query.Type
 
 export const Expected = Schema.Struct({
   $comment: Schema.Array(Schema.String),
+  /** What this server needs and how it behaves, for the reader and the generated report. */
+  notes: Schema.Array(Schema.String),
   servers: Schema.Record({
     key: Schema.String,
     value: Schema.Struct({ name: Schema.String, version: Schema.String })
