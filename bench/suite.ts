@@ -7,9 +7,11 @@ import * as Fs from "node:fs"
 import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/src/internal/serverInstance.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { framing } from "./framing.js"
+import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
 import { measureMemory, memorySection } from "./memory.js"
+import { measureSoak, soakSection } from "./soak.js"
 import { fakeKind, openContenders, typescriptKind } from "./support/contenders.js"
 import * as Processes from "./support/processes.js"
 import { clientCapabilities } from "./support/rawClient.js"
@@ -19,7 +21,9 @@ import { removeWorkspaces } from "./support/servers.js"
 import { loadAverage, machine } from "./support/stats.js"
 import { measureThroughput, type ThroughputPart, throughputSection } from "./throughput.js"
 
-const ids = ["framing", "latency", "throughput", "coldStart", "memory", "largeDocument"] as const
+const ids = ["framing", "latency", "throughput", "coldStart", "memory", "largeDocument", "soak", "fuzz"] as const
+/** The reliability benchmarks: a run of only these writes results-reliability.md/json instead. */
+const reliabilityIds: ReadonlyArray<string> = ["soak", "fuzz"]
 
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
 const onlyArgument = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length)
@@ -27,6 +31,7 @@ const only = onlyArgument === undefined ? ids : onlyArgument.split(",")
 for (const id of only) if (!ids.some((known) => known === id)) throw new Error(`unknown benchmark "${id}"`)
 const selected = (id: typeof ids[number]) => only.includes(id)
 const full = !quick && onlyArgument === undefined
+const reliabilityOnly = !quick && onlyArgument !== undefined && only.every((id) => reliabilityIds.includes(id))
 const options = { quick }
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
@@ -123,6 +128,14 @@ try {
     const part = await timed("memory", "memory", () => measureMemory(options))
     sections.set("memory", memorySection(part, options))
   }
+  if (selected("soak")) {
+    const part = await timed("soak", "soak", () => measureSoak(options))
+    sections.set("soak", soakSection(part, options))
+  }
+  if (selected("fuzz")) {
+    const part = await timed("fuzz", "fuzz", () => measureFuzz(options))
+    sections.set("fuzz", fuzzSection(part, options))
+  }
 } catch (error) {
   failure = error
   log(`failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
@@ -155,13 +168,14 @@ const report = {
   processesLeftBehind: left
 }
 const markdown = Report.markdown(report)
-if (full && failure === undefined) {
-  const json = new URL("./results.json", import.meta.url)
-  const temporary = new URL("./results.json.tmp", import.meta.url)
+if ((full || reliabilityOnly) && failure === undefined) {
+  const name = full ? "results" : "results-reliability"
+  const json = new URL(`./${name}.json`, import.meta.url)
+  const temporary = new URL(`./${name}.json.tmp`, import.meta.url)
   Fs.writeFileSync(temporary, `${JSON.stringify(report, null, 2)}\n`)
   Fs.renameSync(temporary, json)
-  Fs.writeFileSync(new URL("./results.md", import.meta.url), markdown)
-  log("written to bench/results.md and bench/results.json")
+  Fs.writeFileSync(new URL(`./${name}.md`, import.meta.url), markdown)
+  log(`written to bench/${name}.md and bench/${name}.json`)
 } else {
   process.stdout.write(`${markdown}\n`)
   log(failure === undefined ? "not a full run: report printed, results not written" : "failed: results not written")

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a small seeded PRNG, uniform in [0, 1), so that the soak's faults and the fuzz's streams are the
+ * same on every run.
+ */
+export const prng = (seed: number): () => number => {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
