@@ -3,7 +3,7 @@
  * figure, the machine, the load) and bench/results.md (a table per benchmark and every target, PASS or
  * FAIL). See bench/README.md.
  *
- *   npm run bench                      the full suite (about 6–8 minutes on 2 cores), writes the results
+ *   npm run bench                      the full suite (about 11–13 minutes on 2 cores), writes the results
  *   npm run bench -- --quick           a smoke run: a few iterations of everything, prints the report only
  *   BENCH_QUICK=1 npm run bench        the same
  *   npm run bench -- --only=latency,memory   a subset (prints only); ids: framing latency throughput

@@ -195,6 +195,9 @@ export const soakSection = (part: SoakPart, options: Options): Section => {
     }],
     targets: [ended, processes, fds, fibers, rss],
     notes: [
+      "Server starts: the host retries a query once on a fresh server after a crash or a framing failure (DESIGN.md), " +
+      "and the fault server repeats the fault for the same file, so a crash or garbage query costs two starts and " +
+      "still ends with its code; a hang costs one (the server that ignored the cancellation is replaced).",
       `RSS MB ${(r.rss.before / MB).toFixed(1)} before → ${r.trace.map((t) => (t.rss / MB).toFixed(1)).join(" → ")} → ${
         (r.rss.closed / MB).toFixed(1)
       } closed; live supervised fibers per step ${r.trace.map((t) => t.fibers).join(", ")}`,
