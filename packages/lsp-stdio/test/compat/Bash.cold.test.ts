@@ -3,7 +3,6 @@ import { coldSuite } from "./suites.js"
 
 coldSuite(
   Servers.bash,
-  // Enabled when readiness lands (issue 7): until bash-language-server has analysed the workspace (a few hundred
-  // ms after `initialized`, with no progress signal) it answers no locations and no hover.
-  ["definitionAcrossSource", "referencesOfFunction", "referencesOfVariable", "hoverFunction", "definitionAfterAstral"]
+  // Settled by the preset's quiet period (readiness.quietMs), so every first answer equals the warm one.
+  []
 )

@@ -77,7 +77,12 @@ export const pyright: Suite = {
   fixture: "compat/pyright",
   copyFixture: false,
   servers: {
-    python: { ...node("pyright/langserver.index.js", "--stdio"), extensionToLanguage: { ".py": "python" } }
+    python: {
+      ...node("pyright/langserver.index.js", "--stdio"),
+      extensionToLanguage: { ".py": "python" },
+      // As the CLI preset: pyright enumerates the workspace without a progress signal.
+      readiness: { quietMs: 1000 }
+    }
   },
   requires: [],
   from: { npm: "pyright" }
@@ -88,7 +93,12 @@ export const bash: Suite = {
   fixture: "compat/bash",
   copyFixture: false,
   servers: {
-    bash: { ...node("bash-language-server/out/cli.js", "start"), extensionToLanguage: { ".sh": "shellscript" } }
+    bash: {
+      ...node("bash-language-server/out/cli.js", "start"),
+      extensionToLanguage: { ".sh": "shellscript" },
+      // As the CLI preset: bash-language-server analyses the workspace without a progress signal.
+      readiness: { quietMs: 1000 }
+    }
   },
   requires: [],
   from: { npm: "bash-language-server" }
