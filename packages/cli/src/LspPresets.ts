@@ -198,7 +198,10 @@ export const all: ReadonlyArray<Preset> = [
         ".hh": "cpp",
         ".hpp": "cpp",
         ".hxx": "cpp"
-      }
+      },
+      // clangd starts its background index (reported as progress) only after the first didOpen: a short quiet
+      // period lets that progress begin before the first query is asked, so references are not open-file only.
+      readiness: { quietMs: 500 }
     }
   },
   {

@@ -175,7 +175,8 @@ export const clangd: Suite = {
     NodeFs.writeFileSync(file, JSON.stringify(commands.map((command) => ({ ...command, directory: root }))))
   },
   servers: {
-    cpp: { command: "clangd", extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" } }
+    // As the CLI preset: clangd starts its background index (with progress) only after the first didOpen.
+    cpp: { command: "clangd", extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" }, readiness: { quietMs: 500 } }
   },
   requires: ["clangd"],
   from: { debian: "clangd" }
