@@ -180,7 +180,9 @@ export const all: ReadonlyArray<Preset> = [
       extensionToLanguage: { ".yaml": "yaml", ".yml": "yaml" },
       // The answer to every workspace/configuration item; the "yaml" item turns the schema stores off.
       configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
-      env: noHttp
+      env: noHttp,
+      // It applies the configuration answer after initialized, announcing nothing: wait for a quiet moment.
+      readiness: { quietMs: 500 }
     }
   },
   {

@@ -142,7 +142,9 @@ export const yaml: Suite = {
       extensionToLanguage: { ".yaml": "yaml" },
       // The answer to every workspace/configuration item; the "yaml" item turns the schema stores off.
       configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
-      env: noHttp
+      env: noHttp,
+      // As the CLI preset: it applies its workspace/configuration answer after initialized, with no progress.
+      readiness: { quietMs: 500 }
     }
   },
   requires: [],
