@@ -182,6 +182,14 @@ describe("LspStdio host: crashes, retries and server errors", () => {
       assert.include(error.message, "fake-server: crashing at didOpen")
       assert.include(error.message, "exited with code 3")
       assert.strictEqual(events(record, "start").length, 2)
+      // The error quotes the status of the server that failed: the retry's, after one restart.
+      assert.match(
+        error.message,
+        /Server status: pid \d+, up \d+\.\d s, 1 query served, 1 restart for this workspace\.$/
+      )
+      assert.strictEqual(dig(error.detail, "server", "starts"), 2)
+      assert.strictEqual(dig(error.detail, "server", "queriesServed"), 1)
+      assert.strictEqual(dig(error.detail, "providerId"), "fake")
       // The next query starts afresh rather than reusing a dead server.
       const again = yield* withHost(config, errorOf(query(workspace)))
       assert.strictEqual(again.code, "LSP_SERVER_EXITED")
@@ -210,7 +218,14 @@ describe("LspStdio host: crashes, retries and server errors", () => {
       const record = yield* makeRecordFile
       const workspace = yield* makeWorkspace()
       const config = fakeConfig({ recordFile: record, fake: { crash: "beforeInitialize" } })
-      assert.strictEqual(yield* withHost(config, codeOf(query(workspace))), "LSP_SERVER_EXITED")
+      const error = yield* withHost(config, errorOf(query(workspace)))
+      assert.strictEqual(error.code, "LSP_SERVER_EXITED")
+      // It never started: the error says which start this was.
+      assert.include(
+        error.message,
+        `Server status: start 2 of the "fake" server for this workspace (1 restart before it).`
+      )
+      assert.deepStrictEqual(dig(error.detail, "server"), { starts: 2, restarts: 1 })
       assert.isTrue(yield* allGone(startedPids(record)))
     }))
 

@@ -27,6 +27,7 @@ import type { ProcessWorld } from "./processWorld.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
 import * as ServerInstance from "./serverInstance.js"
 import { readSource, type Source } from "./source.js"
+import * as StatusQuote from "./statusQuote.js"
 import { resolveWorkspace, type Workspace } from "./workspace.js"
 
 type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
@@ -66,6 +67,11 @@ const isTransportFailure = (error: LspError.LspError) => {
       return false
   }
 }
+
+/** Failures of a server starting: worth quoting how often it has been started. */
+const isServerFailure = (error: LspError.LspError) =>
+  isTransportFailure(error) || error.code === "LSP_SERVER_START_FAILED" ||
+  (error.code === "LSP_PROTOCOL_ERROR" && error.detail?.reason === "initialize")
 
 /**
  * How long a query may wait for a starting server to settle: `maxWaitMs`, and never so long that the
@@ -134,6 +140,20 @@ export const makeProviders = (
     const poolKey = (spec: ServerInstance.ServerSpec, workspace: Workspace) =>
       `${spec.providerId}\u0000${workspace.path}`
 
+    const startsOf = (key: string) => Effect.map(Ref.get(starts), (map) => map.get(key) ?? 0)
+
+    /**
+     * A failure of the server itself (it exited, broke the protocol, could not start), with the server's
+     * status quoted: read before the failed server is evicted, since eviction forgets it.
+     */
+    const quoteStatus = (spec: ServerInstance.ServerSpec, key: string, error: LspError.LspError) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const entry = (yield* pool.status).find((candidate) => candidate.key === key)
+        const status = entry === undefined ? undefined : yield* describeEntry(entry, now)
+        return StatusQuote.quote(error, { providerId: spec.providerId, status, starts: yield* startsOf(key) })
+      })
+
     interface OpenDocument {
       readonly instance: ServerInstance.ServerInstance
       readonly key: string
@@ -159,12 +179,19 @@ export const makeProviders = (
         const instance = yield* pool.lease(key, {
           start: Effect.provide(start, platform),
           idleTimeoutMs: spec.config.idleTimeoutMs
-        })
+        }).pipe(
+          Effect.catchIf(isServerFailure, (error) => Effect.flip(quoteStatus(spec, key, error)))
+        )
         const evictOnTransportFailure = <A, R>(self: Effect.Effect<A, LspError.LspError, R>) =>
-          Effect.tapError(self, (error) =>
+          Effect.catchAll(self, (error) =>
             isTransportFailure(error)
-              ? Effect.zipRight(pool.evict(key, instance), Ref.set(open, Option.none()))
-              : Effect.void)
+              ? Effect.gen(function*() {
+                const quoted = yield* quoteStatus(spec, key, error)
+                yield* pool.evict(key, instance)
+                yield* Ref.set(open, Option.none())
+                return yield* quoted
+              })
+              : Effect.fail(error))
         return yield* Effect.gen(function*() {
           const capability = capabilityOf[query.operation]
           if (!advertised(instance.capabilities[capability])) {
@@ -265,26 +292,27 @@ export const makeProviders = (
       })
     )
 
+    const describeEntry = (entry: Pool.EntryStatus<ServerInstance.ServerInstance>, now: number) =>
+      Effect.gen(function*() {
+        const [providerId = "", workspace = ""] = entry.key.split("\u0000")
+        const instance = Option.getOrUndefined(entry.value)
+        const lastCrash = yield* crashes.last(entry.key)
+        return {
+          providerId,
+          workspace,
+          pid: instance?.pid ?? null,
+          state: instance === undefined ? "starting" : entry.inUse > 0 ? "busy" : "idle",
+          uptimeMs: now - entry.startedAt,
+          queriesServed: entry.leases,
+          restarts: Math.max(0, (yield* startsOf(entry.key)) - 1),
+          lastError: lastCrash?.error.message ?? null,
+          rssBytes: instance === undefined ? null : yield* world.residentBytes(instance.pid)
+        } satisfies ServerStatus
+      })
+
     const status = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const startCounts = yield* Ref.get(starts)
-      return yield* Effect.forEach(yield* pool.status, (entry) =>
-        Effect.gen(function*() {
-          const [providerId = "", workspace = ""] = entry.key.split("\u0000")
-          const instance = Option.getOrUndefined(entry.value)
-          const lastCrash = yield* crashes.last(entry.key)
-          return {
-            providerId,
-            workspace,
-            pid: instance?.pid ?? null,
-            state: instance === undefined ? "starting" : entry.inUse > 0 ? "busy" : "idle",
-            uptimeMs: now - entry.startedAt,
-            queriesServed: entry.leases,
-            restarts: Math.max(0, (startCounts.get(entry.key) ?? 1) - 1),
-            lastError: lastCrash?.error.message ?? null,
-            rssBytes: instance === undefined ? null : yield* world.residentBytes(instance.pid)
-          } satisfies ServerStatus
-        }))
+      return yield* Effect.forEach(yield* pool.status, (entry) => describeEntry(entry, now))
     })
 
     return { providers, host: { status } }

@@ -171,6 +171,9 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
           if (yield* Ref.get(disposed)) {
             return yield* LspError.disposed("The language server host has been shut down.")
           }
+          // The common case, a live entry, allocates nothing.
+          const existing = (yield* Ref.get(entries)).get(key)
+          if (existing !== undefined) return existing
           const now = yield* Clock.currentTimeMillis
           const fresh: Entry<A> = {
             key,
