@@ -35,6 +35,7 @@ import * as Option from "effect/Option"
 import type { CliIO } from "./internal/cliIO.js"
 import { stderr, stdout } from "./internal/cliIO.js"
 import * as Doctor from "./internal/doctor.js"
+import * as DoctorProbe from "./internal/doctorProbe.js"
 import { Unhealthy, UsageError } from "./internal/errors.js"
 import { parseLocation } from "./internal/location.js"
 import { withProgress } from "./internal/progress.js"
@@ -180,12 +181,26 @@ const doctor = Command.make("doctor", { cwd, config }, (args) =>
       `starting ${count} language server${count === 1 ? "" : "s"}…`,
       LspStdio.diagnose(loaded.input, workspace)
     )
-    yield* stdout(Doctor.render(workspace, loaded, reports))
-    const unusable = reports.filter((report) => !report.usable).map((report) => report.providerId)
+    const usable = reports.filter((report) => report.usable).map((report) => report.providerId)
+    const targets = DoctorProbe.targetsOf(loaded.config, usable)
+    // The host is built (and closed) inside `inspect`: every server is gone before the report is printed.
+    const inspection = targets.length === 0 ? Option.none() : Option.some(
+      yield* withProgress(
+        `probing ${targets.length} language server${targets.length === 1 ? "" : "s"} with one query…`,
+        DoctorProbe.inspect(
+          workspace,
+          targets,
+          hostLayer({ ...loaded, input: DoctorProbe.restrictTo(loaded.input, usable) })
+        )
+      )
+    )
+    yield* stdout(Doctor.render(workspace, loaded, reports, inspection))
+    const unusable = Doctor.unusable(reports, inspection)
     if (unusable.length > 0) return yield* new Unhealthy({ unusable })
   })).pipe(
     Command.withDescription(
-      "Start every configured server once and report what it can do; exits 1 if one is unusable."
+      "Start every configured server once and report what it can do, then start the real host, ask each usable " +
+        "server one hover on a workspace file and print the host's status; exits 1 if a server is unusable."
     )
   )
 

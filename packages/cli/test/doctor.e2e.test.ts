@@ -16,6 +16,38 @@ const pathWith = (...dirs: Array<string>) =>
 
 const nodeModulesBin = fileURLToPath(new URL("../../../node_modules/.bin", import.meta.url))
 
+// Live (not zombie) members of the process group led by `pgid` (servers lead their own group), from /proc.
+const groupAlive = (pgid: number): boolean =>
+  NodeFs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).some((pid) => {
+    try {
+      const stat = NodeFs.readFileSync(`/proc/${pid}/stat`, "latin1")
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      return Number(pgrp) === pgid && state !== "Z"
+    } catch {
+      return false
+    }
+  })
+
+/** A workspace holding `files`, with a lsp-seam.json running the fake server for `.fake` files. */
+const fakeWorkspace = (files: Record<string, string>, fake: Record<string, unknown> = {}) =>
+  Effect.map(scopedTempDir("doctor-fake"), (dir) => {
+    for (const [name, text] of Object.entries(files)) NodeFs.writeFileSync(NodePath.join(dir, name), text)
+    NodeFs.writeFileSync(
+      NodePath.join(dir, "lsp-seam.json"),
+      JSON.stringify({
+        servers: {
+          fake: {
+            command: process.execPath,
+            args: [fakeServer],
+            extensionToLanguage: { ".fake": "plaintext" },
+            env: { FAKE_LSP: JSON.stringify(fake) }
+          }
+        }
+      })
+    )
+    return dir
+  })
+
 describe.concurrent("lsp-seam doctor", () => {
   it.scopedLive(
     "with only the bundled TypeScript preset: usable, all four operations, inactive presets listed",
@@ -78,4 +110,58 @@ describe.concurrent("lsp-seam doctor", () => {
       assert.include(run.stdout, "2 servers configured: 1 usable, 1 unusable.")
       assert.strictEqual(run.stderr, "lsp-seam doctor: unusable: broken\n")
     }), timeout)
+
+  it.scopedLive(
+    "the TypeScript preset on a one-file workspace: the probe answers, the status shows the idle server, then it is gone",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* scopedTempDir("doctor-ts")
+        NodeFs.writeFileSync(NodePath.join(dir, "only.ts"), "export const answer: number = 42\n")
+        const run = yield* runCli(["doctor", "--cwd", dir], { env: { PATH: yield* pathWith() } })
+        assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+        assert.include(run.stdout, "typescript: usable")
+        assert.match(run.stdout, /\n {2}probe: {7}hover on only\.ts:1:1 answered in \d+ ms/)
+        assert.include(run.stdout, "status (the host that serves queries, after one probe query per usable server):")
+        const line =
+          /\n {2}typescript: pid (\d+), idle, up [\d.]+ m?s, queries served (\d+), restarts 0, RSS ([\d.]+ MB|unknown), workspace (.+), last error: none\n/
+            .exec(run.stdout)
+        assert.isNotNull(line, run.stdout)
+        assert.isAtLeast(Number(line![2]), 1)
+        assert.strictEqual(line![4], NodeFs.realpathSync(dir))
+        assert.isFalse(groupAlive(Number(line![1])), "the TypeScript server outlived the doctor")
+        assert.isTrue(run.stdout.endsWith("1 server configured: 1 usable.\n"), run.stdout)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "no file the server handles: the probe says so, and the server is still usable",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* fakeWorkspace({ "notes.txt": "nothing for the fake server\n" })
+        const run = yield* runCli(["doctor", "--cwd", dir])
+        assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+        assert.include(run.stdout, "fake: usable")
+        assert.include(run.stdout, "probe:       not run: no .fake file in the workspace (looked at 2 entries;")
+        assert.include(run.stdout, "  fake: no server running (nothing to probe, so never started)")
+        assert.include(run.stdout, "1 server configured: 1 usable.")
+        assert.strictEqual(run.stderr, "")
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "a server that crashes on its probe: the error code is shown, it is unusable, exit 1",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* fakeWorkspace({ "main.fake": "x\n" }, { crash: "request" })
+        const run = yield* runCli(["doctor", "--cwd", dir])
+        assert.strictEqual(run.code, 1, run.stdout + run.stderr)
+        assert.include(run.stdout, "fake: UNUSABLE")
+        assert.include(run.stdout, "probe:       hover on main.fake:1:1 failed: LSP_SERVER_EXITED: ")
+        assert.include(run.stdout, "1 server configured: 0 usable, 1 unusable.")
+        assert.strictEqual(run.stderr, "lsp-seam doctor: unusable: fake\n")
+      }),
+    timeout
+  )
 })

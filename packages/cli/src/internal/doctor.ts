@@ -1,10 +1,11 @@
 /**
- * The text `lsp-seam doctor` prints: one block per configured server, then the presets that are not
- * installed, then a summary line.
+ * The text `lsp-seam doctor` prints: one block per configured server (with its probe query), the host's
+ * status view, the presets that are not installed, then a summary line.
  */
-import type { LspStdio } from "@lsp-seam/lsp-stdio"
+import type { LspStdio, StdioHost } from "@lsp-seam/lsp-stdio"
 import * as Option from "effect/Option"
 import type * as LspConfigFile from "../LspConfigFile.js"
+import type * as DoctorProbe from "./doctorProbe.js"
 
 const operations = ["goToDefinition", "findReferences", "goToImplementation", "hover"] as const
 
@@ -32,12 +33,91 @@ const clip = (message: string): string => {
     : [...lines.slice(0, maxErrorLines), `… (${lines.length - maxErrorLines} more lines)`].join("\n")
 }
 
+const probeOf = (
+  inspection: Option.Option<DoctorProbe.Inspection>,
+  providerId: string
+): DoctorProbe.ProbeOutcome | undefined =>
+  Option.isSome(inspection) && inspection.value._tag === "Ran" ? inspection.value.probes.get(providerId) : undefined
+
+/** Whether a server passed the diagnosis and, when it was probed, answered its probe. */
+const isUsable = (report: LspStdio.ServerDiagnosis, inspection: Option.Option<DoctorProbe.Inspection>): boolean => {
+  if (!report.usable) return false
+  if (Option.isSome(inspection) && inspection.value._tag === "HostFailed") return false
+  return probeOf(inspection, report.providerId)?._tag !== "Failed"
+}
+
+/** The ids of the servers that cannot serve queries, in configuration order. */
+export const unusable = (
+  reports: ReadonlyArray<LspStdio.ServerDiagnosis>,
+  inspection: Option.Option<DoctorProbe.Inspection>
+): ReadonlyArray<string> => reports.filter((report) => !isUsable(report, inspection)).map((report) => report.providerId)
+
+const at = (file: string): string => `hover on ${file}:1:1`
+
+const describeProbe = (outcome: DoctorProbe.ProbeOutcome): string => {
+  switch (outcome._tag) {
+    case "Answered":
+      return `${at(outcome.file)} answered in ${outcome.ms} ms${outcome.empty ? " (no hover text there)" : ""}`
+    case "Failed":
+      return `${at(outcome.file)} failed: ${outcome.error.code}: ${clip(outcome.error.message.trim())}`
+    case "NoFile":
+      return `not run: no ${outcome.extensions.join(" ")} file in the workspace (looked at ${outcome.visited} ` +
+        `entries${outcome.truncated ? ", the most it looks at" : ""}; dot-directories and node_modules skipped)`
+  }
+}
+
+const megabytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+
+const duration = (ms: number): string => ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`
+
+const statusLine = (status: StdioHost.ServerStatus): string => {
+  const line = `  ${status.providerId}: pid ${status.pid ?? "-"}, ${status.state}, up ${duration(status.uptimeMs)}, ` +
+    `queries served ${status.queriesServed}, restarts ${status.restarts}, ` +
+    `RSS ${status.rssBytes === null ? "unknown" : megabytes(status.rssBytes)}, workspace ${status.workspace}, `
+  return status.lastError === null
+    ? `${line}last error: none`
+    : `${line}last error:\n      ${indent(clip(status.lastError.trim()), "      ")}`
+}
+
+const statusSection = (
+  reports: ReadonlyArray<LspStdio.ServerDiagnosis>,
+  inspection: Option.Option<DoctorProbe.Inspection>
+): string => {
+  const title = "status (the host that serves queries, after one probe query per usable server):"
+  if (Option.isNone(inspection)) return `${title}\n  no usable server, so no host was started.`
+  if (inspection.value._tag === "HostFailed") {
+    const error = inspection.value.error
+    return `${title}\n  the host could not start: ${error.code}: ${indent(clip(error.message.trim()), "  ")}`
+  }
+  const status = inspection.value.status
+  const lines = [title]
+  for (const report of reports) {
+    const probe = inspection.value.probes.get(report.providerId)
+    if (probe === undefined) continue
+    const running = status.filter((entry) => entry.providerId === report.providerId)
+    if (running.length === 0) {
+      lines.push(
+        `  ${report.providerId}: no server running (${
+          probe._tag === "NoFile"
+            ? "nothing to probe, so never started"
+            : probe._tag === "Failed"
+            ? "none survived its probe"
+            : "it stopped after its probe"
+        })`
+      )
+    }
+    lines.push(...running.map(statusLine))
+  }
+  return lines.join("\n")
+}
+
 const server = (
   report: LspStdio.ServerDiagnosis,
   args: ReadonlyArray<string>,
-  fix: string | undefined
+  fix: string | undefined,
+  inspection: Option.Option<DoctorProbe.Inspection>
 ): string => {
-  const lines = [`${report.providerId}: ${report.usable ? "usable" : "UNUSABLE"}`]
+  const lines = [`${report.providerId}: ${isUsable(report, inspection) ? "usable" : "UNUSABLE"}`]
   lines.push(field("command", [report.command, ...args].map(quoteArg).join(" ")))
   if (report.executable !== null) lines.push(field("executable", report.executable))
   else if (report.error?.code === "LSP_EXECUTABLE_NOT_FOUND") lines.push(field("executable", "not found"))
@@ -64,6 +144,8 @@ const server = (
     lines.push(field("operations", operations.map((op) => `${op} ${report.operations[op] ? "yes" : "no"}`).join(", ")))
   }
   if (report.error !== null) lines.push(field("error", `${report.error.code}: ${clip(report.error.message.trim())}`))
+  const probe = probeOf(inspection, report.providerId)
+  if (probe !== undefined) lines.push(field("probe", describeProbe(probe)))
   if (!report.usable && fix !== undefined) lines.push(field("fix", fix))
   return lines.join("\n")
 }
@@ -71,7 +153,8 @@ const server = (
 export const render = (
   workspace: string,
   loaded: LspConfigFile.Loaded,
-  reports: ReadonlyArray<LspStdio.ServerDiagnosis>
+  reports: ReadonlyArray<LspStdio.ServerDiagnosis>,
+  inspection: Option.Option<DoctorProbe.Inspection>
 ): string => {
   const blocks: Array<string> = []
   blocks.push(
@@ -88,8 +171,9 @@ export const render = (
     const preset = loaded.source._tag === "Presets"
       ? loaded.source.detections.find((detection) => detection.preset.id === report.providerId)?.preset
       : undefined
-    blocks.push(server(report, loaded.config.servers[report.providerId]?.args ?? [], preset?.install))
+    blocks.push(server(report, loaded.config.servers[report.providerId]?.args ?? [], preset?.install, inspection))
   }
+  blocks.push(statusSection(reports, inspection))
   if (loaded.source._tag === "Presets") {
     const inactive = loaded.source.detections.filter((detection) => Option.isNone(detection.executable))
     if (inactive.length > 0) {
@@ -104,7 +188,7 @@ export const render = (
       )
     }
   }
-  const usable = reports.filter((report) => report.usable).length
+  const usable = reports.length - unusable(reports, inspection).length
   const total = reports.length
   blocks.push(
     `${total} server${total === 1 ? "" : "s"} configured: ${usable} usable` +

@@ -1,0 +1,197 @@
+/**
+ * The second half of `lsp-seam doctor`: it builds the real host (the pooled servers queries use), asks every
+ * usable server one hover on a real file of the workspace, then reads the host's status view. The host's
+ * scope closes before `inspect` returns, so no server outlives the doctor.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { LspError, LspExtension, LspService } from "@lsp-seam/lsp"
+import type { StdioConfig } from "@lsp-seam/lsp-stdio"
+import { StdioHost } from "@lsp-seam/lsp-stdio"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+/** A server to probe: which files it handles (normalised extensions) and the largest one it opens. */
+export interface Target {
+  readonly providerId: string
+  readonly extensions: ReadonlyArray<string>
+  readonly maxBytes: number
+}
+
+export interface FileSearch {
+  /** The first file (relative to the root) found per provider. */
+  readonly found: ReadonlyMap<string, string>
+  /** Directory entries looked at. */
+  readonly visited: number
+  /** Whether the walk stopped at the entry cap before seeing the whole tree. */
+  readonly truncated: boolean
+}
+
+export const defaultMaxEntries = 5_000
+
+const skippedDirectory = (name: string): boolean => name.startsWith(".") || name === "node_modules"
+
+/**
+ * Walks `root` breadth first, entries of each directory in sorted order, and records for each target the
+ * first file it handles (no larger than it accepts). Dot-directories and node_modules are skipped; the walk
+ * stops when every target has a file or after `maxEntries` entries. Unreadable entries are passed over.
+ */
+export const findFiles = (
+  root: string,
+  targets: ReadonlyArray<Target>,
+  maxEntries: number = defaultMaxEntries
+): Effect.Effect<FileSearch, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const found = new Map<string, string>()
+    const queue: Array<string> = [""]
+    let visited = 0
+    while (queue.length > 0 && found.size < targets.length) {
+      const directory = queue.shift()!
+      const names = yield* fs.readDirectory(path.join(root, directory)).pipe(
+        Effect.orElseSucceed((): Array<string> => [])
+      )
+      for (const name of [...names].sort()) {
+        if (found.size === targets.length) break
+        if (visited >= maxEntries) return { found, visited, truncated: true }
+        visited += 1
+        const relative = directory === "" ? name : path.join(directory, name)
+        const info = yield* Effect.option(fs.stat(path.join(root, relative)))
+        if (Option.isNone(info)) continue
+        if (info.value.type === "Directory") {
+          if (!skippedDirectory(name)) queue.push(relative)
+        } else if (info.value.type === "File") {
+          const extension = LspExtension.finalExtension(name)
+          for (const target of targets) {
+            if (
+              !found.has(target.providerId) && target.extensions.includes(extension) &&
+              Number(info.value.size) <= target.maxBytes
+            ) found.set(target.providerId, relative)
+          }
+        }
+      }
+    }
+    return { found, visited, truncated: false }
+  })
+
+/** What the one probe query of a server gave. */
+export type ProbeOutcome =
+  | { readonly _tag: "Answered"; readonly file: string; readonly ms: number; readonly empty: boolean }
+  | { readonly _tag: "Failed"; readonly file: string; readonly error: LspError.LspError }
+  | {
+    readonly _tag: "NoFile"
+    readonly extensions: ReadonlyArray<string>
+    readonly visited: number
+    readonly truncated: boolean
+  }
+
+export const defaultProbeTimeout: Duration.Duration = Duration.seconds(30)
+
+/** One hover at the start of `file` (zero-based 0:0), timed, within `timeout`; never fails. */
+export const probe = (
+  workspace: string,
+  providerId: string,
+  file: string,
+  timeout: Duration.DurationInput = defaultProbeTimeout
+): Effect.Effect<ProbeOutcome, never, LspService.LspService> =>
+  Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    const answer = yield* LspService.query({
+      operation: "hover",
+      filePath: file,
+      position: { line: 0, character: 0 },
+      workspaceRoot: workspace
+    }).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () =>
+          LspError.timeout(
+            `${providerId} did not answer a hover on ${file} within ${Duration.format(timeout)}.`,
+            { providerId, file }
+          )
+      }),
+      Effect.either
+    )
+    const ms = (yield* Clock.currentTimeMillis) - started
+    return Either.match(answer, {
+      onLeft: (error): ProbeOutcome => ({ _tag: "Failed", file, error }),
+      onRight: (result): ProbeOutcome => ({
+        _tag: "Answered",
+        file,
+        ms,
+        empty: result.kind === "hover" && result.hover === null
+      })
+    })
+  })
+
+export type Inspection =
+  | {
+    readonly _tag: "Ran"
+    readonly probes: ReadonlyMap<string, ProbeOutcome>
+    readonly status: ReadonlyArray<StdioHost.ServerStatus>
+  }
+  | { readonly _tag: "HostFailed"; readonly error: LspError.LspError }
+
+export interface InspectOptions {
+  readonly timeout?: Duration.DurationInput
+  readonly maxEntries?: number
+}
+
+/**
+ * Builds `host`, probes every target in turn (the host serialises queries of one workspace anyway), reads
+ * the status view while the servers still run, then closes the host. A host that cannot be built is
+ * reported, not raised, so the diagnosis printed beside it is not lost.
+ */
+export const inspect = <R>(
+  workspace: string,
+  targets: ReadonlyArray<Target>,
+  host: Layer.Layer<StdioHost.StdioHost | LspService.LspService, LspError.LspError, R>,
+  options: InspectOptions = {}
+): Effect.Effect<Inspection, never, R | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const search = yield* findFiles(workspace, targets, options.maxEntries)
+    return yield* Effect.gen(function*() {
+      const probes = new Map<string, ProbeOutcome>()
+      for (const target of targets) {
+        const file = search.found.get(target.providerId)
+        probes.set(
+          target.providerId,
+          file === undefined
+            ? { _tag: "NoFile", extensions: target.extensions, visited: search.visited, truncated: search.truncated }
+            : yield* probe(workspace, target.providerId, file, options.timeout)
+        )
+      }
+      const status = yield* Effect.flatMap(StdioHost.StdioHost, (view) => view.status)
+      return { _tag: "Ran", probes, status } satisfies Inspection
+    }).pipe(
+      Effect.provide(host),
+      Effect.catchAll((error) => Effect.succeed<Inspection>({ _tag: "HostFailed", error }))
+    )
+  })
+
+/** The probe targets for the servers the diagnosis found usable, in configuration order. */
+export const targetsOf = (
+  config: StdioConfig.StdioConfig,
+  usable: ReadonlyArray<string>
+): ReadonlyArray<Target> =>
+  Object.entries(config.servers).filter(([id]) => usable.includes(id)).map(([providerId, server]) => ({
+    providerId,
+    extensions: Object.keys(server.extensionToLanguage).flatMap((key) =>
+      Either.match(LspExtension.normalizeExtensionKey(key), { onLeft: () => [], onRight: (ext) => [ext] })
+    ),
+    maxBytes: server.maxDocumentBytes
+  }))
+
+/** The encoded configuration with only the given servers (the host refuses to start if one cannot run). */
+export const restrictTo = (
+  input: StdioConfig.StdioConfig.Encoded,
+  ids: ReadonlyArray<string>
+): StdioConfig.StdioConfig.Encoded => ({
+  ...input,
+  servers: Object.fromEntries(Object.entries(input.servers).filter(([id]) => ids.includes(id)))
+})
