@@ -11,6 +11,7 @@ import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
 import { measureMemory, memorySection } from "./memory.js"
+import { measureRetained, retainedSection } from "./retained.js"
 import { measureSoak, soakSection } from "./soak.js"
 import { fakeKind, openContenders, typescriptKind } from "./support/contenders.js"
 import * as Processes from "./support/processes.js"
@@ -21,7 +22,17 @@ import { removeWorkspaces } from "./support/servers.js"
 import { loadAverage, machine } from "./support/stats.js"
 import { measureThroughput, type ThroughputPart, throughputSection } from "./throughput.js"
 
-const ids = ["framing", "latency", "throughput", "coldStart", "memory", "largeDocument", "soak", "fuzz"] as const
+const ids = [
+  "framing",
+  "latency",
+  "throughput",
+  "coldStart",
+  "memory",
+  "largeDocument",
+  "soak",
+  "fuzz",
+  "retained"
+] as const
 /** The reliability benchmarks: a run of only these writes results-reliability.md/json instead. */
 const reliabilityIds: ReadonlyArray<string> = ["soak", "fuzz"]
 
@@ -127,6 +138,10 @@ try {
   if (selected("memory")) {
     const part = await timed("memory", "memory", () => measureMemory(options))
     sections.set("memory", memorySection(part, options))
+  }
+  if (selected("retained")) {
+    const part = await timed("retained", "retained documents", () => measureRetained(options, log))
+    sections.set("retained", retainedSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

@@ -83,10 +83,19 @@ const seamStream = (workspace: string, queries: ReadonlyArray<Query>, count: num
     return samples
   })
 
-/** Builds the host (validating the config, resolving the executable); servers start on their first query. */
-export const startOurs = async (spec: ServerSpec): Promise<OursHost> => {
+/**
+ * Builds the host (validating the config, resolving the executable); servers start on their first query.
+ * `options` are further fields of the server's configuration, e.g. `{ documentSync: "retained" }`.
+ */
+export const startOurs = async (
+  spec: ServerSpec,
+  options: Readonly<Record<string, unknown>> = {}
+): Promise<OursHost> => {
   const runtime = ManagedRuntime.make(
-    LspStdio.layer(hostConfig(spec)).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+    LspStdio.layer(hostConfig(spec, options)).pipe(
+      Layer.provideMerge(LspService.layer),
+      Layer.provide(NodeContext.layer)
+    )
   )
   await runtime.runtime()
   return {

@@ -5,6 +5,7 @@
  * parameters and client capabilities, `initialized {}`, then per query `didOpen` (version 1, the full text
  * read from disk), the request, and `didClose` once the answer is in. It answers server requests as the host
  * does. It validates nothing, normalises nothing and renders nothing: what the seam adds is the difference.
+ * A keep-open mode (`queryKeepOpen`) opens each file once and then only sends requests.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -73,6 +74,8 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 export class RawClient {
   private readonly pending = new Map<number, Pending>()
+  /** Documents kept open by `queryKeepOpen`, by URI. */
+  private readonly opened = new Set<string>()
   private nextId = 1
   private chunks: Array<Buffer> = []
   private buffered = 0
@@ -134,14 +137,38 @@ export class RawClient {
       params: { textDocument: { uri, languageId: this.spec.languageId, version: 1, text } }
     })
     try {
-      return await this.request(methodOf[query.operation], {
-        textDocument: { uri },
-        position: query.position,
-        ...(query.operation === "findReferences" ? { context: { includeDeclaration: true } } : {})
-      })
+      return await this.ask(uri, query)
     } finally {
       this.send({ jsonrpc: "2.0", method: "textDocument/didClose", params: { textDocument: { uri } } })
     }
+  }
+
+  /**
+   * Keep-open: the first query on a file sends didOpen with the file as it is on disk then, and the
+   * document stays open; every later query on it is the request alone. The server's own warm latency, the
+   * floor of any client that must stay disk-true. A client uses this or `query`, never both.
+   */
+  async queryKeepOpen(query: Query): Promise<unknown> {
+    const path = Path.resolve(this.workspace, query.file)
+    const uri = pathToFileURL(path).href
+    if (!this.opened.has(uri)) {
+      const text = await Fs.promises.readFile(path, "utf8")
+      this.opened.add(uri)
+      this.send({
+        jsonrpc: "2.0",
+        method: "textDocument/didOpen",
+        params: { textDocument: { uri, languageId: this.spec.languageId, version: 1, text } }
+      })
+    }
+    return this.ask(uri, query)
+  }
+
+  private ask(uri: string, query: Query): Promise<unknown> {
+    return this.request(methodOf[query.operation], {
+      textDocument: { uri },
+      position: query.position,
+      ...(query.operation === "findReferences" ? { context: { includeDeclaration: true } } : {})
+    })
   }
 
   /** shutdown and exit, then stdin's end; SIGTERM then SIGKILL to the group if the server lingers. */
