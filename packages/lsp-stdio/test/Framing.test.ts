@@ -210,6 +210,37 @@ describe("Framing.makeDecoder", () => {
     assert.strictEqual(failureOf(() => decodeChunks([frame("Content-Length: 0", "")])), "InvalidJson")
   })
 
+  it("decodes large bodies, ASCII or not, whole in one chunk or spread over many", () => {
+    const ascii = {
+      jsonrpc: "2.0",
+      id: 1,
+      result: Array.from({ length: 3000 }, (_, i) => ({ uri: `file:///a${i}.ts` }))
+    }
+    const accented = { ...ascii, id: 2, result: [...ascii.result, { uri: "file:///données/é/😀.ts" }] }
+    const input = concat(Framing.encode(ascii), Framing.encode(accented))
+    assert.isAbove(input.length, 100_000)
+    const expected = [ascii, accented]
+    assert.deepStrictEqual(decodeChunks([input]), expected)
+    // 1000-byte chunks: every body spans many chunks, and the emoji's bytes are split at some chunk boundary.
+    const chunks = cut(input, Array.from({ length: Math.ceil(input.length / 1000) }, (_, i) => i * 1000))
+    assert.deepStrictEqual(decodeChunks(chunks), expected)
+    const emoji = input.indexOf(0xf0)
+    assert.deepStrictEqual(decodeChunks(cut(input, [emoji + 1, emoji + 3])), expected)
+  })
+
+  it("rejects invalid UTF-8 in a body spread over many chunks, and in a large ASCII-looking one", () => {
+    const body = concat(bytes(`"${"a".repeat(5000)}`), new Uint8Array([0xe9]), bytes(`${"b".repeat(5000)}"`))
+    const input = concat(bytes(`Content-Length: ${body.length}\r\n\r\n`), body)
+    assert.strictEqual(failureOf(() => decodeChunks([input])), "InvalidUtf8")
+    assert.strictEqual(failureOf(() => decodeChunks(cut(input, [100, 3000, 5024, 5025, 9000]))), "InvalidUtf8")
+  })
+
+  it("skips a UTF-8 byte order mark at the start of a body, as vscode-jsonrpc does", () => {
+    const input = concat(bytes("Content-Length: 7\r\n\r\n"), new Uint8Array([0xef, 0xbb, 0xbf]), bytes("[42]"))
+    assert.deepStrictEqual(decodeChunks([input]), [[42]])
+    assert.deepStrictEqual(decodeChunks(byteByByte(input)), [[42]])
+  })
+
   it("stays failed: every later push throws the same error", () => {
     const decoder = Framing.makeDecoder(defaults)
     const first = thrown(() => decoder.push(frame("Content-Length: 1", "x")))

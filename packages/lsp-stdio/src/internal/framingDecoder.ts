@@ -5,6 +5,7 @@
  * @internal
  */
 import { LspError } from "@lsp-seam/lsp"
+import { Buffer, isAscii } from "node:buffer"
 
 const LF = 0x0a
 const CR = 0x0d
@@ -273,7 +274,8 @@ export class FramingDecoder {
         output.push(this.parse(chunk.subarray(offset, end)))
         return end
       }
-      this.body = new Uint8Array(this.bodyLength)
+      // Every byte is written before the body is read, so it need not be zeroed first.
+      this.body = Buffer.allocUnsafeSlow(this.bodyLength)
       this.bodyFilled = 0
     }
     const taken = Math.min(available, this.bodyLength - this.bodyFilled)
@@ -291,7 +293,11 @@ export class FramingDecoder {
   private parse(body: Uint8Array): unknown {
     let text: string
     try {
-      text = this.utf8.decode(body)
+      // ASCII is valid UTF-8 that reads the same as Latin-1, and a Latin-1 string is a plain copy, while
+      // UTF-8 decoding walks the bytes (a large Latin-1 string is even kept outside the JavaScript heap).
+      text = isAscii(body)
+        ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1")
+        : this.utf8.decode(body)
     } catch {
       throw failure("InvalidUtf8", "The server sent a message body that is not valid UTF-8.")
     }
