@@ -5,10 +5,14 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { LspQuery } from "@lsp-seam/lsp"
 import { Context, type Duration, Effect, Layer, Schedule } from "effect"
+import type * as StdioConfig from "../../src/StdioConfig.js"
 import type { Suite } from "./servers.js"
-import { ask, hostLayer, installed, type Query, readExpected, sameAnswer, workspace } from "./support.js"
+import { ask, documentSync, hostLayer, installed, type Query, readExpected, sameAnswer, workspace } from "./support.js"
 
 const operations: ReadonlyArray<LspQuery.LspOperation> = LspQuery.LspOperation.literals
+
+// The default mode stays out of the names, so a transient run reads as it always did.
+const modeOf = (mode: StdioConfig.DocumentSync) => mode === "transient" ? "" : `, ${mode} documents`
 
 const title = (q: Query) => `${q.name}: ${q.operation} ${q.file}:${q.position.line}:${q.position.character}`
 
@@ -40,9 +44,9 @@ const skipReason = (suite: Suite): string | undefined =>
  * The warm suite: one host for all queries, each answer asserted exactly, and every operation asked at least
  * once (unsupported ones must fail with LSP_UNSUPPORTED_OPERATION, as recorded).
  */
-export const warmSuite = (suite: Suite) => {
+export const warmSuite = (suite: Suite, mode: StdioConfig.DocumentSync = documentSync) => {
   const expected = readExpected(suite)
-  const name = `${suite.name} compatibility (one warm server)`
+  const name = `${suite.name} compatibility (one warm server${modeOf(mode)})`
   const skipped = skipReason(suite)
   if (skipped !== undefined) {
     describe.skip(name, () => it.skip(skipped, () => {}))
@@ -50,7 +54,7 @@ export const warmSuite = (suite: Suite) => {
   }
   const Suite = Layer.effectDiscard(
     Effect.flatMap(Workspace, (root) => settle(root, expected.queries, "60 seconds"))
-  ).pipe(Layer.provideMerge(Layer.merge(hostLayer(suite), Layer.scoped(Workspace, workspace(suite)))))
+  ).pipe(Layer.provideMerge(Layer.merge(hostLayer(suite, mode), Layer.scoped(Workspace, workspace(suite)))))
   layer(Suite, { timeout: "180 seconds", excludeTestServices: true })(name, (it) => {
     it("asks every operation", () => {
       assert.deepStrictEqual(operations.filter((op) => !expected.queries.some((q) => q.operation === op)), [])
@@ -73,7 +77,7 @@ export const warmSuite = (suite: Suite) => {
  */
 export const coldSuite = (suite: Suite, awaitingReadiness: ReadonlyArray<string>) => {
   const expected = readExpected(suite)
-  const name = `${suite.name} compatibility (first answer of a fresh server)`
+  const name = `${suite.name} compatibility (first answer of a fresh server${modeOf(documentSync)})`
   const skipped = skipReason(suite)
   if (skipped !== undefined) {
     describe.skip(name, () => it.skip(skipped, () => {}))

@@ -12,6 +12,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as LspStdio from "../../src/LspStdio.js"
+import type * as StdioConfig from "../../src/StdioConfig.js"
 import type * as StdioHost from "../../src/StdioHost.js"
 import type { Suite } from "./servers.js"
 
@@ -110,11 +111,31 @@ export const workspace = (suite: Suite) => {
   )
 }
 
-/** A host with the suite's servers, over `LspService.layer` and the local machine. */
+/** Selects the document sync of every server of every suite: `transient` when unset, or `retained`. */
+export const documentSyncVariable = "LSP_SEAM_COMPAT_DOCUMENT_SYNC"
+
+/** The document sync the suites run with; any value other than the two modes fails the run at load. */
+export const documentSyncFromEnvironment = (value: string | undefined): StdioConfig.DocumentSync => {
+  if (value === undefined) return "transient"
+  if (value === "transient" || value === "retained") return value
+  throw new Error(`${documentSyncVariable} must be "transient" or "retained" (or unset), not ${JSON.stringify(value)}`)
+}
+
+export const documentSync: StdioConfig.DocumentSync = documentSyncFromEnvironment(process.env[documentSyncVariable])
+
+/** The suite's servers, each with `documentSync` set to `mode`. */
+export const withDocumentSync = (suite: Suite, mode: StdioConfig.DocumentSync): Suite["servers"] =>
+  Object.fromEntries(Object.entries(suite.servers).map(([id, server]) => [id, { ...server, documentSync: mode }]))
+
+/**
+ * A host with the suite's servers, over `LspService.layer` and the local machine; documents are synced as
+ * `mode` says (by default as the environment selects).
+ */
 export const hostLayer = (
-  suite: Suite
+  suite: Suite,
+  mode: StdioConfig.DocumentSync = documentSync
 ): Layer.Layer<LspService.LspService | StdioHost.StdioHost, LspError.LspError> =>
-  LspStdio.layer({ servers: suite.servers }).pipe(
+  LspStdio.layer({ servers: withDocumentSync(suite, mode) }).pipe(
     Layer.provideMerge(LspService.layer),
     Layer.provide(NodeContext.layer)
   )
