@@ -199,9 +199,13 @@ interface Figures {
 
 const measure = async (workload: Workload): Promise<Figures> => {
   const samples: Record<Key, Array<number>> = { ours: [], vscodeJsonrpc: [], floor: [], parseOnly: [] }
-  // Interleaved, so that drift (thermal, GC pressure, other load) spreads evenly over the contenders.
+  // Interleaved, so that drift (thermal, GC pressure, other load) spreads evenly over the contenders, and
+  // rotated each round: whichever runs first after the previous round's last is measurably slower (on 8 MB
+  // bodies, ours measured 0.88x vscode-jsonrpc running first and 1.3x running second), so every contender
+  // takes every place equally often when the runs are a multiple of the contenders.
   for (let round = 0; round < warmups + workload.runs; round++) {
-    for (const contender of contenders) {
+    const shift = (round - warmups) % contenders.length
+    for (const contender of [...contenders.slice(shift), ...contenders.slice(0, shift)]) {
       collectGarbage()
       const start = performance.now()
       await contender.run(workload)
@@ -239,7 +243,7 @@ const atLeast = (name: string, goal: number, summary: Summary, quick: boolean, n
 export const framing = async (options: Options): Promise<Section> => {
   const workloads = options.quick
     ? [() => locationWorkload(10_000, 2), () => linkWorkload(10_000, 2), () => largeWorkload(2, 1)]
-    : [() => locationWorkload(100_000, 7), () => linkWorkload(100_000, 9), () => largeWorkload(20, 3)]
+    : [() => locationWorkload(100_000, 8), () => linkWorkload(100_000, 8), () => largeWorkload(20, 4)]
   const results: Array<{ workload: Workload; figures: Figures }> = []
   for (const build of workloads) {
     const workload = build()
@@ -252,6 +256,10 @@ export const framing = async (options: Options): Promise<Section> => {
       ? `unreachable here: the floor itself (decode + parse, no framing) is only ${
         ratio(figures.floorOverVscodeJsonrpc.median)
       } vscode-jsonrpc, JSON.parse alone ${ratio(figures.parseOnlyOverVscodeJsonrpc.median)}`
+      : figures.oursOverVscodeJsonrpc.max >= goal
+      ? `within this run's spread (${figures.oursOverVscodeJsonrpc.min.toFixed(2)}–${
+        figures.oursOverVscodeJsonrpc.max.toFixed(2)
+      }); the floor is ${ratio(figures.floorOverVscodeJsonrpc.median)} vscode-jsonrpc`
       : `the floor is ${ratio(figures.floorOverVscodeJsonrpc.median)} vscode-jsonrpc, so the framing costs too much`
   const vsVscode = (name: string, goal: number, figures: Figures) =>
     atLeast(name, goal, figures.oursOverVscodeJsonrpc, options.quick, vscodeNote(figures, goal))
@@ -275,14 +283,14 @@ export const framing = async (options: Options): Promise<Section> => {
     `take ${Math.round(100 / large!.floorOverVscodeJsonrpc.median)}% of vscode-jsonrpc's time, so ours can ` +
     `beat it by more than ${ratio(large!.floorOverVscodeJsonrpc.median)} only by decoding faster than the ` +
     "floor. These bodies are not pure ASCII, so ours decodes them just as vscode-jsonrpc does; pure-ASCII " +
-    "bodies are read as Latin-1 (a copy, no decoding pass), which only the small workloads exercise here."
+    "bodies of 64 KiB or more are read as Latin-1 (a copy, no decoding pass), which no workload here exercises."
   ]
   return {
     id: "framing",
     title: "1. Framing decode throughput",
     method: `Decoding framed input fed in ${chunkBytes / 1024} KiB chunks, one event-loop turn apart (as a pipe ` +
       `delivers them), ${warmups} warm-up round then the timed rounds, contenders interleaved within each round ` +
-      "with a full GC before each. MB/s of framed input (10^6 bytes/s). The floor is what any decoder that " +
+      "with a full GC before each, their order rotated from round to round so that each runs first equally often. MB/s of framed input (10^6 bytes/s). The floor is what any decoder that " +
       "hands out parsed messages must pay: UTF-8 decoding and JSON.parse of the same bodies, with no framing. " +
       "Ratios are paired round by round (ours and the other contender measured back to back), so that load " +
       "from other processes mostly cancels out; the range in parentheses is min–max over the rounds.",

@@ -17,6 +17,9 @@ const DIGIT_9 = 0x39
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
 
+/** Bodies at least this long are checked for pure ASCII and then read as Latin-1. */
+const latin1MinBytes = 65_536
+
 /** "content-length", lower case, as bytes. */
 const CONTENT_LENGTH = ascii("content-length")
 
@@ -293,9 +296,9 @@ export class FramingDecoder {
   private parse(body: Uint8Array): unknown {
     let text: string
     try {
-      // ASCII is valid UTF-8 that reads the same as Latin-1, and a Latin-1 string is a plain copy, while
-      // UTF-8 decoding walks the bytes (a large Latin-1 string is even kept outside the JavaScript heap).
-      text = isAscii(body)
+      // ASCII is valid UTF-8 that reads the same as Latin-1, and a large Latin-1 string is a plain copy
+      // (kept outside the JavaScript heap) while UTF-8 decoding walks the bytes. Small bodies gain nothing.
+      text = body.length >= latin1MinBytes && isAscii(body)
         ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1")
         : this.utf8.decode(body)
     } catch {
