@@ -308,19 +308,16 @@ export const make = (
             nextId++
             const entry: Pending = { method, response }
             pending.set(id, entry)
-            return Effect.annotateCurrentSpan("jsonrpc.id", id).pipe(
-              Effect.zipRight(restore(Deferred.await(response))),
-              Effect.onInterrupt(() => cancel(id, entry))
-            )
+            return restore(Deferred.await(response)).pipe(Effect.onInterrupt(() => cancel(id, entry)))
           }))
-      ).pipe(Effect.withSpan("JsonRpc.request", { attributes: { "jsonrpc.method": method } }))
+      )
 
     const notify = (method: string, params?: unknown): Effect.Effect<void, LspError.LspError> =>
       Effect.flatMap(Deferred.make<void, LspError.LspError>(), (written) =>
         Effect.suspend(() => {
           const queued = enqueue(Message.notification(method, params), written)
           return Either.isLeft(queued) ? Effect.fail(queued.left) : Deferred.await(written)
-        })).pipe(Effect.withSpan("JsonRpc.notify", { attributes: { "jsonrpc.method": method } }))
+        }))
 
     const awaitCancelled: Effect.Effect<boolean> = Effect.suspend(() =>
       Effect.forEach(Array.from(cancellations), Deferred.await, { discard: true })

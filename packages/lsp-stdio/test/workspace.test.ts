@@ -308,6 +308,19 @@ layer(NodeContext.layer, { excludeTestServices: true })("workspace and sources",
         assert.strictEqual(Option.getOrThrow(rest).length, 1_000 - 11)
       }))
 
+    it.scoped("an expected size that is wrong (the file grew or shrank since fstat) still reads what is there", () =>
+      Effect.gen(function*() {
+        const { fs, write } = yield* setup
+        const file = yield* write("ws/grown.txt", new Uint8Array(200_000).fill(0x62))
+        const grown = yield* readBounded(yield* fs.open(file), 1_000_000, 3)
+        assert.strictEqual(Option.getOrThrow(grown).length, 200_000)
+        const shrunk = yield* readBounded(yield* fs.open(file), 1_000_000, 300_000)
+        assert.strictEqual(Option.getOrThrow(shrunk).length, 200_000)
+        const exact = yield* readBounded(yield* fs.open(file), 1_000_000, 200_000)
+        assert.strictEqual(Option.getOrThrow(exact).length, 200_000)
+        assert.isTrue(Option.isNone(yield* readBounded(yield* fs.open(file), 199_999, 3)))
+      }))
+
     it.scoped("stops on an endless device", () =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem

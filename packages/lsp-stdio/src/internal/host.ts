@@ -282,7 +282,15 @@ export const makeProviders = (
             return yield* exit
           })
         )
-      }).pipe(Effect.provide(platform))
+      }).pipe(
+        Effect.provide(platform),
+        // One span per query, not per message: spans cost as much as the rest of a message's handling. No
+        // stack capture, which would cost more still.
+        Effect.withSpan("LspStdio.query", {
+          attributes: { "lsp.provider": spec.providerId, "lsp.operation": query.operation },
+          captureStackTrace: false
+        })
+      )
 
     const providers = specs.map((spec) =>
       LspProvider.make({

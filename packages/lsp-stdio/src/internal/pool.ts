@@ -210,7 +210,9 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
     const lease = (key: string, recipe: Recipe<A>): Effect.Effect<A, LspError.LspError, Scope.Scope> =>
       Effect.gen(function*() {
         const entry = yield* entryFor(key, recipe)
-        const { value } = yield* awaitStart(entry)
+        // A started entry needs no waiting (nor the bookkeeping that lets waiters abandon a start).
+        const ready = yield* Deferred.poll(entry.started)
+        const { value } = ready._tag === "Some" ? yield* ready.value : yield* awaitStart(entry)
         if (!(yield* value.isAlive)) {
           yield* evict(key, value)
           return yield* lease(key, recipe)

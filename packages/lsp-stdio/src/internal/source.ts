@@ -32,21 +32,28 @@ const CHUNK_BYTES = 64 * 1024
 /**
  * Reads `file` from its current position to the end, in chunks, and stops as soon as more than `limit`
  * bytes have been read: `None` then means "over the limit", and at most `limit + 1` bytes were read.
+ * Given the size `fstat` reported, the first read asks for one byte more than that, and a shorter read
+ * ends the file (as it does for a regular file), so a file that has not changed takes one read, not two.
  */
 export const readBounded = (
   file: FileSystem.File,
-  limit: number
+  limit: number,
+  expectedBytes?: number
 ): Effect.Effect<Option.Option<Uint8Array>, PlatformError.PlatformError> =>
   Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []
     let total = 0
+    let request = Math.min(limit + 1, expectedBytes === undefined ? CHUNK_BYTES : expectedBytes + 1)
     while (true) {
-      const chunk = yield* file.readAlloc(Math.min(CHUNK_BYTES, limit + 1 - total))
+      const chunk = yield* file.readAlloc(request)
       if (Option.isNone(chunk)) break
       chunks.push(chunk.value)
       total += chunk.value.length
       if (total > limit) return Option.none()
+      if (expectedBytes !== undefined && chunk.value.length < request) break
+      request = Math.min(CHUNK_BYTES, limit + 1 - total)
     }
+    if (chunks.length === 1) return Option.some(chunks[0]!)
     const bytes = new Uint8Array(total)
     let offset = 0
     for (const chunk of chunks) {
@@ -160,11 +167,11 @@ export const readSource = (
           Effect.mapError((error) => notAFile(`not readable (${error.message})`))
         )
         // The path may have been replaced between stat and open; the handle tells what was really opened.
-        yield* file.stat.pipe(
+        const info = yield* file.stat.pipe(
           Effect.mapError((error) => notAFile(`not readable (${error.message})`)),
-          Effect.flatMap(checkInfo)
+          Effect.tap(checkInfo)
         )
-        return yield* readBounded(file, maxDocumentBytes).pipe(
+        return yield* readBounded(file, maxDocumentBytes, Number(info.size)).pipe(
           Effect.mapError((error) => notAFile(`not readable (${error.message})`))
         )
       })
