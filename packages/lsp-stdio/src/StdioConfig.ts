@@ -241,8 +241,10 @@ export const ServerConfig = Schema.Struct({
   ),
   documentSync: field(
     DocumentSync,
-    "\"transient\" opens and closes the document around each query; \"retained\" keeps documents open between queries.",
-    "transient"
+    "\"retained\" keeps queried documents open between queries and brings each one up to date with the disk " +
+      "before every query (the server's warm, keep-open speed); \"transient\" opens and closes the document " +
+      "around each query.",
+    "retained"
   ),
   maxRetainedDocuments: field(
     Schema.Int.pipe(Schema.between(1, 10_000)).annotations({ description: "an integer from 1 to 10000" }),

@@ -22,23 +22,31 @@ const outcome = <A, R>(effect: Effect.Effect<A, LspError.LspError, R>) =>
 // Codes a crash may legitimately surface as (the query may also simply be answered, by a retry).
 const coded = new Set(["answer", "LSP_SERVER_EXITED", "LSP_TRANSPORT_FAILED"])
 
-describe("fault matrix: a server crashing once at each phase, for each operation", () => {
-  for (const operation of operations) {
-    for (const phase of phases) {
-      it.scopedLive(`${operation}, crash ${phase}: a coded error or an answer, then a fresh server answers`, () =>
-        Effect.gen(function*() {
-          const record = yield* makeRecordFile
-          const workspace = yield* makeWorkspace()
-          const config = fakeConfig({ recordFile: record, fake: { crash: phase, crashMarker: `${record}.crashed` } })
-          const [first, second] = yield* withHost(
-            config,
-            Effect.all([outcome(query(workspace, operation)), outcome(query(workspace, operation))])
-          )
-          assert.isTrue(coded.has(first!), `first query: ${first}`)
-          assert.strictEqual(second, "answer")
-          assert.strictEqual(events(record, "crash").length, 1)
-          assert.isAtLeast(events(record, "start").length, 2, "the crashed server was replaced")
-        }))
+for (const documentSync of ["transient", "retained"] as const) {
+  // A retained document is not closed between queries, so there is no didClose to crash on.
+  const phasesOf = documentSync === "retained" ? phases.filter((phase) => phase !== "didClose") : phases
+  describe(`fault matrix (${documentSync} documents): a server crashing once at each phase, for each operation`, () => {
+    for (const operation of operations) {
+      for (const phase of phasesOf) {
+        it.scopedLive(`${operation}, crash ${phase}: a coded error or an answer, then a fresh server answers`, () =>
+          Effect.gen(function*() {
+            const record = yield* makeRecordFile
+            const workspace = yield* makeWorkspace()
+            const config = fakeConfig({
+              recordFile: record,
+              fake: { crash: phase, crashMarker: `${record}.crashed` },
+              server: { documentSync }
+            })
+            const [first, second] = yield* withHost(
+              config,
+              Effect.all([outcome(query(workspace, operation)), outcome(query(workspace, operation))])
+            )
+            assert.isTrue(coded.has(first!), `first query: ${first}`)
+            assert.strictEqual(second, "answer")
+            assert.strictEqual(events(record, "crash").length, 1)
+            assert.isAtLeast(events(record, "start").length, 2, "the crashed server was replaced")
+          }))
+      }
     }
-  }
-})
+  })
+}

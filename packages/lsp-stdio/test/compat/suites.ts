@@ -11,8 +11,8 @@ import { ask, documentSync, hostLayer, installed, type Query, readExpected, same
 
 const operations: ReadonlyArray<LspQuery.LspOperation> = LspQuery.LspOperation.literals
 
-// The default mode stays out of the names, so a transient run reads as it always did.
-const modeOf = (mode: StdioConfig.DocumentSync) => mode === "transient" ? "" : `, ${mode} documents`
+// The default mode (retained documents) stays out of the names.
+const modeOf = (mode: StdioConfig.DocumentSync) => mode === "retained" ? "" : `, ${mode} documents`
 
 const title = (q: Query) => `${q.name}: ${q.operation} ${q.file}:${q.position.line}:${q.position.character}`
 

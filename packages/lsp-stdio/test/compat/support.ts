@@ -111,12 +111,12 @@ export const workspace = (suite: Suite) => {
   )
 }
 
-/** Selects the document sync of every server of every suite: `transient` when unset, or `retained`. */
+/** Selects the document sync of every server of every suite: `retained` (the default) when unset, or `transient`. */
 export const documentSyncVariable = "LSP_SEAM_COMPAT_DOCUMENT_SYNC"
 
 /** The document sync the suites run with; any value other than the two modes fails the run at load. */
 export const documentSyncFromEnvironment = (value: string | undefined): StdioConfig.DocumentSync => {
-  if (value === undefined) return "transient"
+  if (value === undefined) return "retained"
   if (value === "transient" || value === "retained") return value
   throw new Error(`${documentSyncVariable} must be "transient" or "retained" (or unset), not ${JSON.stringify(value)}`)
 }

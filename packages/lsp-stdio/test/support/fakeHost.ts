@@ -109,6 +109,9 @@ export const fakeConfig = (options: FakeOptions) => ({
       env: { FAKE_LSP: JSON.stringify({ record: options.recordFile, ...options.fake }) },
       shutdownTimeoutMs: 1_000,
       killGraceMs: 300,
+      // These tests follow the open → request → close lifecycle message by message; the retained default has
+      // its own (LspStdio.retained.test.ts, and the retained half of the fault matrix).
+      documentSync: "transient",
       ...options.server
     }
   }

@@ -1,7 +1,7 @@
 /**
- * Retained documents on real servers, in every run whatever LSP_SEAM_COMPAT_DOCUMENT_SYNC selects: the warm
- * queries of the two fastest suites with documents kept open between queries, and edits on disk between queries
- * that the answers must follow.
+ * Both document sync modes on real servers, in every run whatever LSP_SEAM_COMPAT_DOCUMENT_SYNC selects (by
+ * default the suites run with retained documents, the library's default): the warm queries of the two fastest
+ * suites with transient open, and edits on disk between queries that retained answers must follow.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -11,8 +11,8 @@ import * as Servers from "./servers.js"
 import { warmSuite } from "./suites.js"
 import { type Answer, ask, hostLayer, type Query, readExpected, workspace } from "./support.js"
 
-warmSuite(Servers.typescript, "retained")
-warmSuite(Servers.pyright, "retained")
+warmSuite(Servers.typescript, "transient")
+warmSuite(Servers.pyright, "transient")
 
 /** The answer with every location in `file` moved down by `lines`. */
 const shifted = (answer: Answer, file: string, lines: number): Answer =>
