@@ -27,8 +27,10 @@ import * as StdioHost from "./StdioHost.js"
 export interface Options {
   /**
    * Whether servers run on this machine, in the host's own process namespace (the default). Then servers
-   * learn the host's pid (so they exit when it dies) and teardown ends their whole process group. Set it
-   * to false when the `CommandExecutor` runs them elsewhere (a sandbox, a remote machine, a test double).
+   * learn the host's pid (so they exit when it dies), teardown ends their whole process group, and
+   * workspaces and sources are read with synchronous system calls (far cheaper than the thread pool for
+   * small local files). Set it to false when the `CommandExecutor` runs them elsewhere (a sandbox, a remote
+   * machine, a test double): then every file is read through the platform `FileSystem`.
    */
   readonly local?: boolean
   /** The environment servers inherit before scrubbing; default `process.env`. */

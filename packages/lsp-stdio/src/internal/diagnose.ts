@@ -3,7 +3,7 @@
  * `lsp-seam doctor`; never pools anything.
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type { LspError, LspQuery } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import type { StdioConfig } from "../StdioConfig.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
 import { resolveExecutable } from "./executable.js"
+import { Files } from "./fileAccess.js"
 import { advertised, capabilityOf, opensTransiently } from "./host.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as ServerInstance from "./serverInstance.js"
@@ -48,7 +49,8 @@ export const diagnose = (
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
   Effect.gen(function*() {
-    const workspace = yield* resolveWorkspace(workspaceRoot)
+    const files = world.files(yield* FileSystem.FileSystem)
+    const workspace = yield* Effect.provideService(resolveWorkspace(workspaceRoot), Files, files)
     return yield* Effect.forEach(Object.entries(config.servers), ([providerId, server]) => {
       const base = {
         providerId,

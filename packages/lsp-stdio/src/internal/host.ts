@@ -21,6 +21,7 @@ import * as CrashLoop from "./crashLoop.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
 import { resolveExecutable } from "./executable.js"
 import * as FifoMutex from "./fifoMutex.js"
+import { Files } from "./fileAccess.js"
 import { normalizeHover, normalizeLocations } from "./normalize.js"
 import * as Pool from "./pool.js"
 import type { ProcessWorld } from "./processWorld.js"
@@ -118,9 +119,10 @@ export const makeProviders = (
     const owner = yield* Effect.scope
     // Only these three: the full context would also carry the Layer's Scope, and providing that to a server
     // start would attach the server's finalisers to the host instead of to the server's own scope.
-    const platform = Context.pick(FileSystem.FileSystem, Path.Path, CommandExecutor.CommandExecutor)(
+    const picked = Context.pick(FileSystem.FileSystem, Path.Path, CommandExecutor.CommandExecutor)(
       yield* Effect.context<Platform>()
     )
+    const platform = Context.add(picked, Files, world.files(Context.get(picked, FileSystem.FileSystem)))
     const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
     const crashes = yield* CrashLoop.make
     const starts = yield* Ref.make(new Map<string, number>())

@@ -1,5 +1,7 @@
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import * as FileAccess from "./fileAccess.js"
 import * as ProcessTree from "./processTree.js"
 
 /**
@@ -20,6 +22,8 @@ export interface ProcessWorld {
   readonly treeGone: (pid: number, exited: Effect.Effect<unknown>, timeoutMs: number) => Effect.Effect<boolean>
   /** Resident memory of the server and everything it started, in bytes, where the world can tell. */
   readonly residentBytes: (pid: number) => Effect.Effect<number | null>
+  /** How workspaces and sources are read: where the servers are, given the platform's file system. */
+  readonly files: (fs: FileSystem.FileSystem) => FileAccess.FileAccess
 }
 
 // Teardown runs in finalisers, which are uninterruptible: each wait must opt back in, or its timeout could
@@ -37,7 +41,9 @@ export const local: ProcessWorld = {
     Effect.zipWith(awaitExit(exited, timeoutMs), ProcessTree.awaitGroupGone(pid, timeoutMs), (a, b) => a && b, {
       concurrent: true
     }),
-  residentBytes: (pid) => ProcessTree.groupResidentBytes(pid)
+  residentBytes: (pid) => ProcessTree.groupResidentBytes(pid),
+  // This machine's files, read with synchronous calls (see fileAccess.ts for why).
+  files: () => FileAccess.local
 }
 
 /** Any other world: signals go through the executor, and "gone" means the process reported its exit. */
@@ -47,5 +53,6 @@ export const remote: ProcessWorld = {
   signalTree: (_pid, signal, kill) =>
     kill(signal).pipe(Effect.ignore, Effect.interruptible, Effect.fork, Effect.asVoid),
   treeGone: (_pid, exited, timeoutMs) => awaitExit(exited, timeoutMs),
-  residentBytes: () => Effect.succeed(null)
+  residentBytes: () => Effect.succeed(null),
+  files: FileAccess.platform
 }

@@ -4,7 +4,6 @@
  * re-parse per query. The set is per server instance (a restarted server starts empty: nothing stale is
  * replayed) and bounded: the least recently queried document is closed when it overflows.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type { LspError } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
@@ -13,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as NodeCrypto from "node:crypto"
 import type * as JsonRpc from "../JsonRpc.js"
+import { Files } from "./fileAccess.js"
 import { readSource, type Source } from "./source.js"
 import type { Workspace } from "./workspace.js"
 
@@ -43,14 +43,9 @@ interface DiskState {
 }
 
 const diskState = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
+  Effect.flatMap(Files, (fs) => fs.stat(path)).pipe(
     Effect.map((info): Option.Option<DiskState> =>
-      info.type === "File"
-        ? Option.some({
-          size: Number(info.size),
-          mtimeMs: Option.getOrElse(Option.map(info.mtime, (d) => d.getTime()), () => 0)
-        })
-        : Option.none()
+      info.type === "File" ? Option.some({ size: info.size, mtimeMs: info.mtimeMs }) : Option.none()
     ),
     Effect.orElseSucceed(() => Option.none<DiskState>())
   )
@@ -94,7 +89,7 @@ const refreshOthers = (
   maxDocumentBytes: number,
   except: string,
   canChange: boolean
-): Effect.Effect<void, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<void, LspError.LspError, Files | Path.Path> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     for (const document of (yield* Ref.get(set)).values()) {
@@ -143,7 +138,7 @@ export const prepare = (
     /** The server's textDocumentSync capability. */
     readonly sync: unknown
   }
-): Effect.Effect<void, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<void, LspError.LspError, Files | Path.Path> =>
   Effect.gen(function*() {
     const { source } = options
     const canChange = acceptsChanges(options.sync)

@@ -3,12 +3,12 @@
  * hostile path (a FIFO, a device, a huge file, a symlink out of the workspace) can neither block the host
  * nor make it read more than the configured limit.
  */
-import type * as PlatformError from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { type FileInfo, Files, orLspError } from "./fileAccess.js"
 import { fileUri } from "./fileUri.js"
 import { describeRealPathFailure, isInside, type Workspace } from "./workspace.js"
 
@@ -26,42 +26,6 @@ export interface Source {
 
 /** Only this much of a file is searched for NUL bytes when deciding whether it is binary. */
 export const BINARY_PROBE_BYTES = 8 * 1024
-
-const CHUNK_BYTES = 64 * 1024
-
-/**
- * Reads `file` from its current position to the end, in chunks, and stops as soon as more than `limit`
- * bytes have been read: `None` then means "over the limit", and at most `limit + 1` bytes were read.
- * Given the size `fstat` reported, the first read asks for one byte more than that, and a shorter read
- * ends the file (as it does for a regular file), so a file that has not changed takes one read, not two.
- */
-export const readBounded = (
-  file: FileSystem.File,
-  limit: number,
-  expectedBytes?: number
-): Effect.Effect<Option.Option<Uint8Array>, PlatformError.PlatformError> =>
-  Effect.gen(function*() {
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    let request = Math.min(limit + 1, expectedBytes === undefined ? CHUNK_BYTES : expectedBytes + 1)
-    while (true) {
-      const chunk = yield* file.readAlloc(request)
-      if (Option.isNone(chunk)) break
-      chunks.push(chunk.value)
-      total += chunk.value.length
-      if (total > limit) return Option.none()
-      if (expectedBytes !== undefined && chunk.value.length < request) break
-      request = Math.min(CHUNK_BYTES, limit + 1 - total)
-    }
-    if (chunks.length === 1) return Option.some(chunks[0]!)
-    const bytes = new Uint8Array(total)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return Option.some(bytes)
-  })
 
 const kindOf = (type: FileSystem.File.Type): string => {
   switch (type) {
@@ -98,15 +62,15 @@ const kindOf = (type: FileSystem.File.Type): string => {
  *    order mark is removed from the text, as editors and servers reading from disk do, so positions
  *    match theirs.
  *
- * The file handle is scoped: it is closed on success, failure and interruption.
+ * The file is closed on success, failure and interruption.
  */
 export const readSource = (
   workspace: Workspace,
   filePath: string,
   maxDocumentBytes: number
-): Effect.Effect<Source, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Source, LspError.LspError, Files | Path.Path> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+    const fs = yield* Files
     const path = yield* Path.Path
     const shown = JSON.stringify(filePath)
     if (filePath.length === 0) {
@@ -146,35 +110,25 @@ export const readSource = (
         `The source file ${shown} is ${size}, over the limit of ${maxDocumentBytes} bytes (maxDocumentBytes).`,
         { ...detail, realPath: real, maxDocumentBytes }
       )
-    const checkInfo = (info: FileSystem.File.Info) =>
+    const refusal = (info: FileInfo) =>
       info.type !== "File" ?
-        Effect.fail(notAFile(kindOf(info.type))) :
-        info.size > BigInt(maxDocumentBytes) ?
-        Effect.fail(tooLarge(`${info.size} bytes`)) :
-        Effect.void
+        notAFile(kindOf(info.type)) :
+        info.size > maxDocumentBytes ?
+        tooLarge(`${info.size} bytes`) :
+        undefined
     // Inspect the path before opening it: opening a FIFO without a writer would block.
-    yield* fs.stat(real).pipe(
+    const info = yield* fs.stat(real).pipe(
       Effect.mapError((error) =>
         describeRealPathFailure(error).missing ?
           LspError.sourceNotFound(`The source file ${shown} (${real}) disappeared while it was being read.`, detail) :
           notAFile(`not readable (${error.message})`)
-      ),
-      Effect.flatMap(checkInfo)
+      )
     )
-    const content = yield* Effect.scoped(
-      Effect.gen(function*() {
-        const file = yield* fs.open(real, { flag: "r" }).pipe(
-          Effect.mapError((error) => notAFile(`not readable (${error.message})`))
-        )
-        // The path may have been replaced between stat and open; the handle tells what was really opened.
-        const info = yield* file.stat.pipe(
-          Effect.mapError((error) => notAFile(`not readable (${error.message})`)),
-          Effect.tap(checkInfo)
-        )
-        return yield* readBounded(file, maxDocumentBytes, Number(info.size)).pipe(
-          Effect.mapError((error) => notAFile(`not readable (${error.message})`))
-        )
-      })
+    const refused = refusal(info)
+    if (refused !== undefined) return yield* refused
+    // The path may have been replaced between stat and open; the open file's own stat is checked again.
+    const content = yield* fs.read(real, maxDocumentBytes, refusal).pipe(
+      Effect.mapError(orLspError((error) => notAFile(`not readable (${error.message})`)))
     )
     if (Option.isNone(content)) return yield* tooLarge(`larger than ${maxDocumentBytes} bytes`)
     const bytes = content.value

@@ -2,11 +2,10 @@
  * The workspace a query runs in, resolved to its canonical directory. Servers are pooled by this path, and
  * sources must stay inside it.
  */
-import type * as PlatformError from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
+import { type FileError, Files } from "./fileAccess.js"
 import { fileUri } from "./fileUri.js"
 
 /** A workspace root after `realpath`: an existing directory, and its `file:` URI. */
@@ -15,20 +14,9 @@ export interface Workspace {
   readonly uri: string
 }
 
-/** The errno code (`ENOENT`, `ELOOP`, ...) behind a platform error, when the platform kept it. */
-export const errnoCode = (error: PlatformError.PlatformError): string | undefined => {
-  if (error._tag !== "SystemError") return undefined
-  const cause: unknown = error.cause
-  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ?
-    cause.code :
-    undefined
-}
-
 /** Why `realpath` failed, in words; `missing` when there is simply nothing at the path. */
-export const describeRealPathFailure = (
-  error: PlatformError.PlatformError
-): { readonly missing: boolean; readonly reason: string } => {
-  switch (errnoCode(error)) {
+export const describeRealPathFailure = (error: FileError): { readonly missing: boolean; readonly reason: string } => {
+  switch (error.code) {
     case "ENOENT":
       return { missing: true, reason: "does not exist" }
     case "ENOTDIR":
@@ -39,9 +27,7 @@ export const describeRealPathFailure = (
     case "EPERM":
       return { missing: false, reason: "cannot be resolved: permission denied" }
     default:
-      return error._tag === "SystemError" && error.reason === "NotFound" ?
-        { missing: true, reason: "does not exist" } :
-        { missing: false, reason: `cannot be resolved (${error.message})` }
+      return { missing: false, reason: `cannot be resolved (${error.message})` }
   }
 }
 
@@ -52,9 +38,9 @@ export const describeRealPathFailure = (
  */
 export const resolveWorkspace = (
   root: string
-): Effect.Effect<Workspace, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Workspace, LspError.LspError, Files | Path.Path> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+    const fs = yield* Files
     const shown = JSON.stringify(root)
     const invalid = (reason: string) =>
       LspError.invalidWorkspace(`The workspace root ${shown} ${reason}. Use an existing directory.`, {
