@@ -291,7 +291,7 @@ const measurePart = async (
 /** Starts the four contenders of a group, each on a fresh workspace, lets them settle, measures its parts. */
 const measureGroup = async (group: ServerGroup, options: Options): Promise<Array<RetainedPart>> => {
   const retainedHost = await startOurs(group.spec, { ...group.hostOptions, documentSync: "retained" })
-  const transientHost = await startOurs(group.spec, group.hostOptions)
+  const transientHost = await startOurs(group.spec, { ...group.hostOptions, documentSync: "transient" })
   const clients: Array<RawClient> = []
   const track = async () => {
     Processes.track([...await retainedHost.pids(), ...await transientHost.pids(), ...clients.map((c) => c.pid)])

@@ -3,11 +3,11 @@
  * figure, the machine, the load) and bench/results.md (a table per benchmark and every target, PASS or
  * FAIL). See bench/README.md.
  *
- *   npm run bench                      the full suite (about 11–13 minutes on 2 cores), writes the results
+ *   npm run bench                      the full suite (about 14–16 minutes on 2 cores), writes the results
  *   npm run bench -- --quick           a smoke run: a few iterations of everything, prints the report only
  *   BENCH_QUICK=1 npm run bench        the same
  *   npm run bench -- --only=latency,memory   a subset (prints only); ids: framing latency throughput
- *                                      coldStart memory largeDocument soak fuzz
+ *                                      coldStart memory largeDocument soak fuzz retained
  *   npm run bench -- --only=soak,fuzz  the reliability benchmarks only: writes results-reliability.md/json
  */
 import "./support/register.js"

@@ -58,8 +58,10 @@ export const clangdHostOptions: Readonly<Record<string, unknown>> = { readiness:
 export const clangdInstalled = (): boolean => Fs.existsSync(clangdServer.command)
 
 /**
- * The stdio host's configuration for one server, with the defaults of a real deployment; `options` are
- * further fields of the server's configuration (e.g. `documentSync`).
+ * The stdio host's configuration for one server, with the defaults of a real deployment except document
+ * sync: transient, the message sequence the raw client sends (open, request, close), so that the two
+ * contenders of a comparison exchange the same messages; `options` are further fields of the server's
+ * configuration (e.g. `documentSync: "retained"`, the host's default, for the retained benchmark).
  */
 export const hostConfig = (spec: ServerSpec, options: Readonly<Record<string, unknown>> = {}) => ({
   servers: {
@@ -69,6 +71,7 @@ export const hostConfig = (spec: ServerSpec, options: Readonly<Record<string, un
       env: spec.env,
       extensionToLanguage: { [spec.extension]: spec.languageId },
       initializationOptions: spec.initializationOptions,
+      documentSync: "transient",
       ...options
     }
   }
