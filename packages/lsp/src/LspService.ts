@@ -46,6 +46,10 @@ export class LspService extends Context.Tag("@lsp-seam/lsp/LspService")<LspServi
 
 const formatIssue = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
 
+// Compiled once: building a decoder per query cost as much as the rest of the routing.
+const decodeRequest = Schema.decodeUnknownEither(LspQueryRequest)
+const validateResult = Schema.validateEither(LspQueryResult)
+
 const expectedKind = (operation: LspQueryRequest["operation"]) => operation === "hover" ? "hover" : "locations"
 
 /**
@@ -74,8 +78,9 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
   // caller as the very same values.
   const query = (input: LspQueryRequest) =>
     Effect.gen(function*() {
-      const request = yield* Schema.decodeUnknown(LspQueryRequest)(input).pipe(
-        Effect.mapError((error) => LspError.invalidArguments(`Invalid LSP query: ${formatIssue(error)}`))
+      const request = yield* Either.mapLeft(
+        decodeRequest(input),
+        (error) => LspError.invalidArguments(`Invalid LSP query: ${formatIssue(error)}`)
       )
       const current = yield* Ref.get(state)
       if (current.disposed) {
@@ -95,14 +100,11 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
       }
       const result = yield* route.provider.query({ ...request, languageId: route.languageId })
       // Providers may be plain JavaScript or remote: check the answer fits the contract before passing it on.
-      const checked = yield* Schema.validate(LspQueryResult)(result).pipe(
-        Effect.mapError((error) =>
-          LspError.malformedResponse(
-            `Provider "${route.provider.id}" returned an invalid result: ${formatIssue(error)}`,
-            { providerId: route.provider.id }
-          )
-        )
-      )
+      const checked = yield* Either.mapLeft(validateResult(result), (error) =>
+        LspError.malformedResponse(
+          `Provider "${route.provider.id}" returned an invalid result: ${formatIssue(error)}`,
+          { providerId: route.provider.id }
+        ))
       if (checked.kind !== expectedKind(request.operation)) {
         return yield* LspError.malformedResponse(
           `Provider "${route.provider.id}" answered ${request.operation} with a "${checked.kind}" result.`,
