@@ -112,6 +112,23 @@ describe("Doctor.render", () => {
       assert.deepStrictEqual(Doctor.unusable([report("alpha"), report("beta", false)], inspection), ["beta"])
     }))
 
+  it.effect("a probed server that is gone because the host was full says so, naming maxServers", () =>
+    Effect.gen(function*() {
+      const full = { ...(yield* loaded), config: { ...(yield* loaded).config, maxServers: 1 } }
+      const answered = { _tag: "Answered", file: "x.a", ms: 3, empty: true } as const
+      const inspection = ran([["alpha", answered], ["beta", { ...answered, file: "y.b" }]], [
+        status({ providerId: "beta" })
+      ])
+      const text = Doctor.render("/ws", full, [report("alpha"), report("beta")], inspection)
+      assert.include(
+        text,
+        "  alpha: no server running (it stopped after its probe: the host runs at most maxServers = 1 servers and " +
+          "replaced the least recently used)"
+      )
+      const roomy = Doctor.render("/ws", yield* loaded, [report("alpha"), report("beta")], inspection)
+      assert.include(roomy, "  alpha: no server running (it stopped after its probe)")
+    }))
+
   it.effect("no host: none started (nothing usable), or it failed to start (every server unusable)", () =>
     Effect.gen(function*() {
       const none = Doctor.render("/ws", yield* loaded, [report("alpha", false)], Option.none())

@@ -81,7 +81,8 @@ const statusLine = (status: StdioHost.ServerStatus): string => {
 
 const statusSection = (
   reports: ReadonlyArray<LspStdio.ServerDiagnosis>,
-  inspection: Option.Option<DoctorProbe.Inspection>
+  inspection: Option.Option<DoctorProbe.Inspection>,
+  maxServers: number
 ): string => {
   const title = "status (the host that serves queries, after one probe query per usable server):"
   if (Option.isNone(inspection)) return `${title}\n  no usable server, so no host was started.`
@@ -102,6 +103,9 @@ const statusSection = (
             ? "nothing to probe, so never started"
             : probe._tag === "Failed"
             ? "none survived its probe"
+            : status.length >= maxServers
+            ? `it stopped after its probe: the host runs at most maxServers = ${maxServers} servers and replaced ` +
+              "the least recently used"
             : "it stopped after its probe"
         })`
       )
@@ -173,7 +177,7 @@ export const render = (
       : undefined
     blocks.push(server(report, loaded.config.servers[report.providerId]?.args ?? [], preset?.install, inspection))
   }
-  blocks.push(statusSection(reports, inspection))
+  blocks.push(statusSection(reports, inspection, loaded.config.maxServers))
   if (loaded.source._tag === "Presets") {
     const inactive = loaded.source.detections.filter((detection) => Option.isNone(detection.executable))
     if (inactive.length > 0) {
