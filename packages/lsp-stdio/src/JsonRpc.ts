@@ -1,9 +1,9 @@
 /**
  * A JSON-RPC 2.0 client connection to a language server over a byte transport.
  *
- * One reader fiber decodes and dispatches what the server sends; one writer fiber writes every outgoing
- * frame in order through a queue (the transport is never closed between messages). Both live in the
- * connection's scope. Any fatal fault — the input ending or failing, a framing or protocol violation, a
+ * One reader fiber decodes and dispatches what the server sends; one writer fiber streams every outgoing
+ * frame, in order, from a queue into the transport's sink (which stays open between messages until
+ * `closeOutput`). Both live in the connection's scope. Any fatal fault — the input ending or failing, a framing or protocol violation, a
  * failed write — fails every pending request with the same coded reason, and every later call fails with
  * it immediately.
  *
@@ -11,6 +11,7 @@
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -19,6 +20,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as Framing from "./Framing.js"
 import * as Answers from "./internal/jsonRpcAnswers.js"
@@ -33,8 +35,11 @@ import * as Message from "./internal/jsonRpcMessage.js"
 export interface Transport {
   /** What the server writes. Its end means the server closed its output. */
   readonly input: Stream.Stream<Uint8Array, LspError.LspError>
-  /** Writes bytes to the server; the connection calls it from one fiber, one complete frame at a time. */
-  readonly write: (bytes: Uint8Array) => Effect.Effect<void, LspError.LspError>
+  /**
+   * Where the server's input goes: the connection runs one stream of complete frames into it, in order,
+   * from one fiber. Its end (after `closeOutput`) should close the server's input; its failure is fatal.
+   */
+  readonly output: Sink.Sink<unknown, Uint8Array, never, LspError.LspError>
 }
 
 /**
@@ -62,6 +67,11 @@ export interface ConnectionOptions {
    * `LSP_TRANSPORT_FAILED` error.
    */
   readonly describeEnd?: Effect.Effect<LspError.LspError>
+  /**
+   * Builds the fatal error when writing fails (e.g. "server exited" when the write failed because the
+   * process had just died). Default: the write's own error.
+   */
+  readonly describeWriteFailure?: (error: LspError.LspError) => Effect.Effect<LspError.LspError>
 }
 
 /**
@@ -81,6 +91,11 @@ export interface Connection {
   /** Sends a notification; succeeds once it has been written. */
   readonly notify: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspError>
   /**
+   * Writes what is queued, then ends the output (closing the server's input), and waits until that is
+   * done or the connection has failed. Later messages fail with `LSP_DISPOSED`.
+   */
+  readonly closeOutput: Effect.Effect<void>
+  /**
    * Waits until every request interrupted so far has settled or passed its grace. `true` if all settled in
    * time; `false` once any has expired (and stays `false`: that server ignores cancellation).
    */
@@ -99,12 +114,19 @@ interface Outgoing {
   readonly written?: Deferred.Deferred<void, LspError.LspError>
 }
 
+/** Queued after the last frame by `closeOutput`. */
+const endOfOutput = { end: true } as const
+
+type Queued = Outgoing | typeof endOfOutput
+
 interface Pending {
   readonly method: string
   readonly response: Deferred.Deferred<Option.Option<unknown>, LspError.LspError>
 }
 
 const endedError = LspError.transportFailed("The language server closed its output.")
+
+const outputClosed = LspError.disposed("The connection's output to the language server has been closed.")
 
 const unexpected = (cause: Cause.Cause<LspError.LspError>): LspError.LspError =>
   Option.getOrElse(
@@ -136,7 +158,8 @@ export const make = (
 ): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const outbox = yield* Queue.unbounded<Outgoing>()
+    const outbox = yield* Queue.unbounded<Queued>()
+    const outputDone = yield* Deferred.make<void>()
     const closed = yield* Deferred.make<LspError.LspError>()
     const graceMillis = Duration.toMillis(Duration.decode(options.cancelGrace))
     const configuration = options.configuration ?? null
@@ -148,7 +171,9 @@ export const make = (
     const cancellations = new Set<Deferred.Deferred<void>>()
     let nextId = 1
     let failure: LspError.LspError | undefined = undefined
-    let inFlight: Outgoing | undefined = undefined
+    let outputClosing = false
+    /** Frames handed to the sink and not yet acknowledged: written once the sink asks for more. */
+    let inFlight: ReadonlyArray<Outgoing> = []
     let anyCancelExpired = false
 
     const fatal = (error: LspError.LspError): Effect.Effect<void> =>
@@ -158,11 +183,12 @@ export const make = (
         const requests = Array.from(pending.values())
         pending.clear()
         const writing = inFlight
+        inFlight = []
         return Effect.gen(function*() {
           for (const request of requests) yield* Deferred.fail(request.response, error)
           const unsent = yield* Queue.takeAll(outbox)
-          for (const outgoing of writing === undefined ? unsent : [writing, ...unsent]) {
-            if (outgoing.written !== undefined) yield* Deferred.fail(outgoing.written, error)
+          for (const queued of [...writing, ...unsent]) {
+            if ("written" in queued && queued.written !== undefined) yield* Deferred.fail(queued.written, error)
           }
           yield* Deferred.succeed(closed, error)
         })
@@ -171,6 +197,7 @@ export const make = (
     /** Queues a frame unless the connection has failed; never waits, so the reader can use it too. */
     const enqueue = (message: unknown, written?: Outgoing["written"]): Either.Either<void, LspError.LspError> => {
       if (failure !== undefined) return Either.left(failure)
+      if (outputClosing) return Either.left(outputClosed)
       const frame = Framing.encode(message)
       outbox.unsafeOffer(written === undefined ? { frame } : { frame, written })
       return Either.void
@@ -178,25 +205,52 @@ export const make = (
 
     // --- writer ---------------------------------------------------------------------------------------
 
-    const write = (outgoing: Outgoing): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (failure !== undefined) {
-          return outgoing.written === undefined ? Effect.void : Deferred.fail(outgoing.written, failure)
-        }
-        inFlight = outgoing
-        return transport.write(outgoing.frame).pipe(
-          Effect.catchAllCause((cause) => fatal(unexpected(cause))),
-          Effect.zipRight(Effect.suspend(() => {
-            inFlight = undefined
-            if (outgoing.written === undefined) return Effect.void
-            return failure === undefined ?
-              Deferred.succeed(outgoing.written, void 0) :
-              Deferred.fail(outgoing.written, failure)
-          }))
-        )
-      })
+    /** Acknowledges the frames of the previous pull: the sink asking for more means it has written them. */
+    const acknowledge = Effect.suspend(() => {
+      const written = inFlight
+      inFlight = []
+      return Effect.forEach(
+        written,
+        (outgoing) => outgoing.written === undefined ? Effect.void : Deferred.succeed(outgoing.written, void 0),
+        { discard: true }
+      )
+    })
 
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(outbox), write)))
+    let ending = false
+    const frames = Stream.repeatEffectChunkOption(
+      Effect.gen(function*() {
+        yield* acknowledge
+        if (ending) return yield* Effect.fail(Option.none())
+        const batch: Array<Outgoing> = []
+        for (const queued of yield* Queue.takeBetween(outbox, 1, Number.MAX_SAFE_INTEGER)) {
+          if ("end" in queued) {
+            ending = true
+            break
+          }
+          batch.push(queued)
+        }
+        const failed = failure
+        if (failed !== undefined) {
+          // Taken just as the connection failed: these will never be written.
+          for (const outgoing of batch) {
+            if (outgoing.written !== undefined) yield* Deferred.fail(outgoing.written, failed)
+          }
+          return yield* Effect.fail(Option.none())
+        }
+        if (batch.length === 0) return yield* Effect.fail(Option.none())
+        inFlight = batch
+        return Chunk.unsafeFromArray(batch.map((outgoing) => outgoing.frame))
+      })
+    )
+    const describeWriteFailure = options.describeWriteFailure ?? Effect.succeed
+
+    yield* frames.pipe(
+      Stream.run(transport.output),
+      Effect.catchAll((error) => Effect.flatMap(describeWriteFailure(error), fatal)),
+      Effect.catchAllCause((cause) => fatal(unexpected(cause))),
+      Effect.ensuring(Deferred.succeed(outputDone, void 0)),
+      Effect.forkScoped
+    )
 
     // --- reader ---------------------------------------------------------------------------------------
 
@@ -323,9 +377,18 @@ export const make = (
       Effect.forEach(Array.from(cancellations), Deferred.await, { discard: true })
     ).pipe(Effect.map(() => !anyCancelExpired))
 
+    const closeOutput: Effect.Effect<void> = Effect.suspend(() => {
+      if (!outputClosing) {
+        outputClosing = true
+        outbox.unsafeOffer(endOfOutput)
+      }
+      return Effect.raceFirst(Deferred.await(outputDone), Effect.asVoid(Deferred.await(closed)))
+    })
+
     return {
       request,
       notify,
+      closeOutput,
       awaitCancelled,
       fail: fatal,
       failure: Deferred.await(closed),

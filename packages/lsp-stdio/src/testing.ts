@@ -15,6 +15,7 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as Take from "effect/Take"
 import * as Framing from "./Framing.js"
@@ -91,7 +92,7 @@ export const makeMemoryTransport: Effect.Effect<MemoryTransport, never, Scope.Sc
   return {
     transport: {
       input: Stream.flattenTake(Stream.fromQueue(toClient)),
-      write
+      output: Sink.forEach(write)
     },
     server: {
       messages: Stream.fromQueue(fromClient),

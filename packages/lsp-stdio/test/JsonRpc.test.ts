@@ -147,6 +147,24 @@ describe("JsonRpc requests and notifications", () => {
       yield* Fiber.interrupt(requested)
     }))
 
+  it.scoped("closeOutput writes what is queued first, then ends the output; later messages are refused", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect()
+      yield* server.holdWrites
+      const exited = yield* Effect.fork(connection.notify("exit"))
+      const closing = yield* Effect.fork(connection.closeOutput)
+      yield* Effect.yieldNow()
+      assert.isTrue(Option.isNone(yield* Fiber.poll(closing)), "waits for the queued frame to be written")
+      yield* server.releaseWrites
+      yield* Fiber.join(closing)
+      yield* Fiber.join(exited)
+      assert.deepStrictEqual(yield* server.take, { jsonrpc: "2.0", method: "exit" })
+      assert.strictEqual((yield* errorOf(connection.notify("late"))).code, "LSP_DISPOSED")
+      assert.strictEqual((yield* errorOf(connection.request("late", {}))).code, "LSP_DISPOSED")
+      // Closing again returns at once.
+      yield* connection.closeOutput
+    }))
+
   it.scoped("delivers notifications to the hook, in order, between responses", () =>
     Effect.gen(function*() {
       const seen = yield* recorder<[string, unknown]>()

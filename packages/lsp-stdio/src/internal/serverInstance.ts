@@ -9,10 +9,10 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
 import * as StderrTail from "../StderrTail.js"
@@ -144,21 +144,17 @@ export const start = (
       (info) => Effect.map(stderr.text, (text) => describeExit(providerId, info, text))
     )
 
-    // stdin is fed from a queue so it stays open between messages; shutting the queue down closes it.
-    const stdin = yield* Queue.unbounded<Uint8Array>()
-    const stdinClosed = yield* Deferred.make<void>()
     const transport: JsonRpc.Transport = {
       input: child.stdout.pipe(
         Stream.mapError((error) =>
           LspError.transportFailed(`Reading from the "${providerId}" server failed: ${error.message}`)
         )
       ),
-      write: (bytes) =>
-        Queue.offer(stdin, bytes).pipe(
-          Effect.flatMap((accepted) =>
-            accepted ? Effect.void : LspError.transportFailed(`The "${providerId}" server's input is closed.`)
-          )
+      output: child.stdin.pipe(
+        Sink.mapError((error) =>
+          LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
         )
+      )
     }
     const connection = yield* JsonRpc.make(transport, {
       maxMessageBytes: config.maxMessageBytes,
@@ -173,25 +169,13 @@ export const start = (
           onSuccess: (error) => error,
           onTimeout: () => LspError.transportFailed(`The "${providerId}" server closed its output but kept running.`)
         })
-      )
-    })
-    yield* Stream.fromQueue(stdin).pipe(
-      Stream.run(child.stdin),
-      // A write usually fails because the process has just exited (EPIPE): say that, with its stderr.
-      Effect.catchAll((error) =>
-        exitError.pipe(
-          Effect.timeoutTo({
-            duration: config.killGraceMs,
-            onSuccess: (exited) => exited,
-            onTimeout: () =>
-              LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
-          }),
-          Effect.flatMap(connection.fail)
-        )
       ),
-      Effect.ensuring(Deferred.succeed(stdinClosed, undefined)),
-      Effect.forkScoped
-    )
+      // A write usually fails because the process has just exited (EPIPE): say that, with its stderr.
+      describeWriteFailure: (error) =>
+        exitError.pipe(
+          Effect.timeoutTo({ duration: config.killGraceMs, onSuccess: (exited) => exited, onTimeout: () => error })
+        )
+    })
     const stopping = yield* Ref.make(false)
     yield* Deferred.await(exitInfo).pipe(
       Effect.zipRight(exitError),
@@ -214,7 +198,7 @@ export const start = (
           pid: child.pid,
           connection,
           exited: Deferred.await(exitInfo),
-          closeStdin: Queue.shutdown(stdin).pipe(Effect.zipRight(Deferred.await(stdinClosed))),
+          closeStdin: connection.closeOutput,
           kill: child.kill
         })
       )
