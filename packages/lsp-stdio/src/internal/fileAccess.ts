@@ -197,20 +197,23 @@ const readOpen = (
 export const local: FileAccess = {
   realPath: (path) => attempt(() => NodeFs.realpathSync(path)),
   stat: (path) => attempt(() => nodeInfo(NodeFs.statSync(path))),
+  // Open, read and close in one synchronous step: no interruption can fall between them and leak the file.
   read: (path, limit, check) =>
-    Effect.flatMap(
-      attempt(() => NodeFs.openSync(path, READ_FLAGS)),
-      (fd) =>
-        Effect.suspend((): Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspError> => {
-          try {
-            return readOpen(fd, limit, check)
-          } catch (error) {
-            return Effect.fail(fromNode(error))
-          } finally {
-            NodeFs.closeSync(fd)
-          }
-        })
-    )
+    Effect.suspend((): Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspError> => {
+      let fd: number
+      try {
+        fd = NodeFs.openSync(path, READ_FLAGS)
+      } catch (error) {
+        return Effect.fail(fromNode(error))
+      }
+      try {
+        return readOpen(fd, limit, check)
+      } catch (error) {
+        return Effect.fail(fromNode(error))
+      } finally {
+        NodeFs.closeSync(fd)
+      }
+    })
 }
 
 /** `Files` as synchronous calls on this machine. */
