@@ -382,7 +382,11 @@ export const make = (
         outputClosing = true
         outbox.unsafeOffer(endOfOutput)
       }
-      return Effect.raceFirst(Deferred.await(outputDone), Effect.asVoid(Deferred.await(closed)))
+      // Each side opts into interruption: called from a finaliser, the losing wait could not be stopped.
+      return Effect.raceFirst(
+        Effect.interruptible(Deferred.await(outputDone)),
+        Effect.interruptible(Effect.asVoid(Deferred.await(closed)))
+      )
     })
 
     return {

@@ -165,6 +165,19 @@ describe("JsonRpc requests and notifications", () => {
       yield* connection.closeOutput
     }))
 
+  it.live("closeOutput returns when the connection fails, even called from an uninterruptible region", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect()
+      yield* server.holdWrites
+      yield* Effect.fork(connection.notify("stuck"))
+      // Let the writer take the frame and block in the held write.
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      const closing = yield* Effect.fork(Effect.uninterruptible(connection.closeOutput))
+      yield* connection.fail(LspError.serverExited("The server exited."))
+      const joined = yield* Fiber.join(closing).pipe(Effect.timeout("2 seconds"), Effect.option)
+      assert.isTrue(Option.isSome(joined), "closeOutput hung")
+    }).pipe(Effect.scoped))
+
   it.scoped("delivers notifications to the hook, in order, between responses", () =>
     Effect.gen(function*() {
       const seen = yield* recorder<[string, unknown]>()
