@@ -1,6 +1,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 
 /**
  * A strictly first-in, first-out mutex. Effect's Semaphore does not promise FIFO hand-over, and queries
@@ -18,44 +19,36 @@ export interface FifoMutex {
   readonly waiting: Effect.Effect<number>
 }
 
-interface State {
-  readonly locked: boolean
-  readonly waiters: ReadonlyArray<Deferred.Deferred<void>>
-}
+/** Makes a mutex outside of an effect: it is plain state, so making one has no effect to describe. */
+export const unsafeMake = (): FifoMutex => {
+  // Plain fields: every read-modify-write below happens inside one synchronous step.
+  let locked = false
+  const waiters: Array<Deferred.Deferred<void>> = []
 
-export const make: Effect.Effect<FifoMutex> = Effect.gen(function*() {
-  const state = yield* Ref.make<State>({ locked: false, waiters: [] })
+  const handOver = () => {
+    const next = waiters.shift()
+    if (next === undefined) locked = false
+    else Deferred.unsafeDone(next, Exit.void)
+  }
 
-  const release: Effect.Effect<void> = Effect.flatten(
-    Ref.modify(state, (s): readonly [Effect.Effect<void>, State] => {
-      const [next, ...rest] = s.waiters
-      return next === undefined
-        ? [Effect.void, { locked: false, waiters: [] }]
-        : [Deferred.succeed(next, undefined), { locked: true, waiters: rest }]
-    })
-  )
+  const release: Effect.Effect<void> = Effect.sync(handOver)
 
   const acquire: Effect.Effect<void> = Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function*() {
-      const ticket = yield* Deferred.make<void>()
-      const queued = yield* Ref.modify(state, (s): readonly [boolean, State] =>
-        s.locked ? [true, { locked: true, waiters: [...s.waiters, ticket] }] : [false, { locked: true, waiters: [] }])
-      if (!queued) {
-        return
+    Effect.suspend(() => {
+      if (!locked) {
+        locked = true
+        return Effect.void
       }
-      yield* restore(Deferred.await(ticket)).pipe(
+      const ticket = Deferred.unsafeMake<void>(FiberId.none)
+      waiters.push(ticket)
+      return restore(Deferred.await(ticket)).pipe(
         Effect.onInterrupt(() =>
-          Effect.flatten(Ref.modify(state, (s): readonly [Effect.Effect<void>, State] => {
+          Effect.sync(() => {
             // Still queued: just leave. Already handed the permit: pass it on.
-            return s.waiters.includes(ticket)
-              ? [Effect.void, {
-                ...s,
-                waiters: s.waiters.filter((w) =>
-                  w !== ticket
-                )
-              }]
-              : [release, s]
-          }))
+            const index = waiters.indexOf(ticket)
+            if (index >= 0) waiters.splice(index, 1)
+            else handOver()
+          })
         )
       )
     })
@@ -68,5 +61,7 @@ export const make: Effect.Effect<FifoMutex> = Effect.gen(function*() {
       Effect.zipRight(restore(acquire), Effect.ensuring(restore(effect), release))
     )
 
-  return { acquire, release, withPermit, waiting: Effect.map(Ref.get(state), (s) => s.waiters.length) }
-})
+  return { acquire, release, withPermit, waiting: Effect.sync(() => waiters.length) }
+}
+
+export const make: Effect.Effect<FifoMutex> = Effect.sync(unsafeMake)

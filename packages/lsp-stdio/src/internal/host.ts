@@ -126,17 +126,16 @@ export const makeProviders = (
     const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
     const crashes = yield* CrashLoop.make
     const starts = yield* Ref.make(new Map<string, number>())
-    const permits = yield* Ref.make(new Map<string, FifoMutex.FifoMutex>())
+    // A plain map: looking up and inserting happen in one synchronous step.
+    const permits = new Map<string, FifoMutex.FifoMutex>()
 
     const permitFor = (workspace: Workspace) =>
-      Effect.gen(function*() {
-        const existing = (yield* Ref.get(permits)).get(workspace.path)
+      Effect.sync(() => {
+        const existing = permits.get(workspace.path)
         if (existing !== undefined) return existing
-        const fresh = yield* FifoMutex.make
-        return yield* Ref.modify(permits, (map) => {
-          const existing = map.get(workspace.path)
-          return existing !== undefined ? [existing, map] : [fresh, new Map(map).set(workspace.path, fresh)]
-        })
+        const fresh = FifoMutex.unsafeMake()
+        permits.set(workspace.path, fresh)
+        return fresh
       })
 
     const poolKey = (spec: ServerInstance.ServerSpec, workspace: Workspace) =>
@@ -163,13 +162,28 @@ export const makeProviders = (
       readonly uri: string | null
     }
 
+    /**
+     * What one query holds, for its cleanup: the server lease and the document it opened. Plain fields, set
+     * in the same synchronous step as what they record, so an interruption cannot fall in between.
+     */
+    interface Held {
+      release: Pool.Release | undefined
+      document: OpenDocument | undefined
+    }
+
+    const releaseLease = (held: Held) => {
+      const release = held.release
+      held.release = undefined
+      release?.()
+    }
+
     /** One try on the pooled server: start if needed, check support, open, ask, normalise. */
     const attempt = (
       spec: ServerInstance.ServerSpec,
       query: LspQuery.LspProviderQuery,
       workspace: Workspace,
       source: Source,
-      open: Ref.Ref<Option.Option<OpenDocument>>
+      held: Held
     ) =>
       Effect.gen(function*() {
         const key = poolKey(spec, workspace)
@@ -181,6 +195,8 @@ export const makeProviders = (
         const instance = yield* pool.lease(key, {
           start: Effect.provide(start, platform),
           idleTimeoutMs: spec.config.idleTimeoutMs
+        }, (release) => {
+          held.release = release
         }).pipe(
           Effect.catchIf(isServerFailure, (error) => Effect.flip(quoteStatus(spec, key, error)))
         )
@@ -190,7 +206,7 @@ export const makeProviders = (
               ? Effect.gen(function*() {
                 const quoted = yield* quoteStatus(spec, key, error)
                 yield* pool.evict(key, instance)
-                yield* Ref.set(open, Option.none())
+                held.document = undefined
                 return yield* quoted
               })
               : Effect.fail(error))
@@ -212,24 +228,23 @@ export const makeProviders = (
           }
           if (spec.config.documentSync === "retained") {
             // The documents stay open; cleanup only has to see the request settle.
-            yield* Ref.set(open, Option.some({ instance, key, uri: null }))
-            yield* Effect.provide(
-              RetainedDocuments.prepare(instance.retained, instance.connection, {
-                workspace,
-                source,
-                languageId: query.languageId,
-                maxDocumentBytes: spec.config.maxDocumentBytes,
-                maxDocuments: spec.config.maxRetainedDocuments,
-                sync: instance.capabilities.textDocumentSync
-              }),
-              platform
-            )
+            held.document = { instance, key, uri: null }
+            yield* RetainedDocuments.prepare(instance.retained, instance.connection, {
+              workspace,
+              source,
+              languageId: query.languageId,
+              maxDocumentBytes: spec.config.maxDocumentBytes,
+              maxDocuments: spec.config.maxRetainedDocuments,
+              sync: instance.capabilities.textDocumentSync
+            })
           } else {
             // Opening and remembering that we opened happen together, so cleanup knows whether to close.
             yield* Effect.uninterruptible(
               instance.connection.notify("textDocument/didOpen", {
                 textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
-              }).pipe(Effect.zipRight(Ref.set(open, Option.some({ instance, key, uri: source.uri }))))
+              }).pipe(Effect.zipRight(Effect.sync(() => {
+                held.document = { instance, key, uri: source.uri }
+              })))
             )
           }
           const settled = yield* instance.readiness.awaitSettled(yield* readinessDeadline(spec.config.readiness))
@@ -247,11 +262,11 @@ export const makeProviders = (
       })
 
     /** Closes the transiently opened document; after an interruption, first lets the cancel settle. */
-    const closeDocument = (open: Ref.Ref<Option.Option<OpenDocument>>, interrupted: boolean) =>
+    const closeDocument = (held: Held, interrupted: boolean) =>
       Effect.gen(function*() {
-        const document = yield* Ref.get(open)
-        if (Option.isNone(document)) return
-        const { instance, key, uri } = document.value
+        const document = held.document
+        if (document === undefined) return
+        const { instance, key, uri } = document
         if (interrupted && !(yield* instance.connection.awaitCancelled)) {
           // The server ignored the cancellation: it must not serve the next query with a stale document.
           return yield* pool.evict(key, instance)
@@ -269,15 +284,23 @@ export const makeProviders = (
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
             yield* restore(permit.acquire)
-            const open = yield* Ref.make(Option.none<OpenDocument>())
+            const held: Held = { release: undefined, document: undefined }
             const exit = yield* Effect.exit(restore(Effect.gen(function*() {
               // The file is read when this query's turn comes, and before any server is started.
               const source = yield* readSource(workspace, query.filePath, spec.config.maxDocumentBytes)
-              const once = Effect.scoped(attempt(spec, query, workspace, source, open))
-              return yield* Effect.catchIf(once, isTransportFailure, () => once)
+              const once = attempt(spec, query, workspace, source, held)
+              // A retry leases afresh: the failed attempt's lease ends first.
+              return yield* Effect.catchIf(
+                once,
+                isTransportFailure,
+                () => Effect.zipRight(Effect.sync(() => releaseLease(held)), once)
+              )
             })))
             const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-            const cleanup = closeDocument(open, interrupted).pipe(Effect.ensuring(permit.release))
+            // The lease ends after the document is closed, so an idle timeout cannot race the close.
+            const cleanup = closeDocument(held, interrupted).pipe(
+              Effect.ensuring(Effect.zipRight(Effect.sync(() => releaseLease(held)), permit.release))
+            )
             // An interrupted caller is released at once; the permit passes on only after the cleanup.
             if (interrupted) yield* Effect.forkIn(Effect.interruptible(cleanup), owner)
             else yield* cleanup

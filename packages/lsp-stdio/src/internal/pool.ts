@@ -11,8 +11,8 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 
 /** What the pool needs of a pooled value. */
@@ -37,9 +37,20 @@ export interface EntryStatus<A> {
   readonly leases: number
 }
 
+/** Ends a lease; synchronous, so that it can run anywhere (a finaliser, a cleanup) and runs at most once. */
+export type Release = () => void
+
 export interface Pool<A extends Pooled> {
-  /** Leases the live value for `key`, starting it when there is none; the lease ends with the scope. */
-  readonly lease: (key: string, recipe: Recipe<A>) => Effect.Effect<A, LspError.LspError, Scope.Scope>
+  /**
+   * Leases the live value for `key`, starting it when there is none. `keep` receives the lease's release
+   * in the same synchronous step that takes the lease, so an interruption can never fall between taking a
+   * lease and recording it; the caller must call it when done.
+   */
+  readonly lease: (
+    key: string,
+    recipe: Recipe<A>,
+    keep: (release: Release) => void
+  ) => Effect.Effect<A, LspError.LspError>
   /** Removes `value` if it is still the one pooled under `key`, and tears it down in the background. */
   readonly evict: (key: string, value: A) => Effect.Effect<void>
   readonly status: Effect.Effect<ReadonlyArray<EntryStatus<A>>>
@@ -50,16 +61,20 @@ interface Started<A> {
   readonly scope: Scope.CloseableScope
 }
 
+// Plain mutable fields: JavaScript runs one fiber step at a time, and every read-modify-write below happens
+// inside one synchronous step, so no Ref is needed (and the hot path costs a handful of operations).
 interface Entry<A> {
   readonly key: string
   readonly started: Deferred.Deferred<Started<A>, LspError.LspError>
+  /** The started value once the start succeeded: the common case reads it without polling `started`. */
+  ready: Started<A> | undefined
   /** Callers waiting for the start; when the last one gives up, the start is abandoned. */
-  readonly waiters: Ref.Ref<number>
+  waiters: number
   readonly abandon: Deferred.Deferred<void>
   readonly startedAt: number
-  readonly lastUsedAt: Ref.Ref<number>
-  readonly inUse: Ref.Ref<number>
-  readonly leases: Ref.Ref<number>
+  lastUsedAt: number
+  inUse: number
+  leases: number
 }
 
 /**
@@ -73,42 +88,39 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
 > =>
   Effect.gen(function*() {
     const owner = yield* Effect.scope
-    const entries = yield* Ref.make(new Map<string, Entry<A>>())
-    const disposed = yield* Ref.make(false)
-    // Completed (and replaced) whenever a lease ends or an entry leaves: wakes callers waiting for room.
-    const changed = yield* Ref.make(yield* Deferred.make<void>())
+    const clock = yield* Effect.clock
+    const entries = new Map<string, Entry<A>>()
+    let disposed = false
+    // Completed whenever a lease ends or an entry leaves, to wake callers waiting for room; made on demand.
+    let wake: Deferred.Deferred<void> | undefined
 
-    const signal = Effect.flatMap(Deferred.make<void>(), (next) =>
-      Effect.flatMap(Ref.getAndSet(changed, next), (previous) => Deferred.succeed(previous, undefined)))
+    const signal = () => {
+      const waiting = wake
+      wake = undefined
+      if (waiting !== undefined) Deferred.unsafeDone(waiting, Exit.void)
+    }
 
-    const remove = (entry: Entry<A>) =>
-      Ref.modify(entries, (map) => {
-        if (map.get(entry.key) !== entry) {
-          return [false, map] as const
-        }
-        const next = new Map(map)
-        next.delete(entry.key)
-        return [true, next] as const
-      }).pipe(Effect.tap((removed) =>
-        removed ? signal : Effect.void
-      ))
-
-    const startedValue = (entry: Entry<A>): Effect.Effect<Option.Option<Started<A>>> =>
-      Effect.flatMap(Deferred.poll(entry.started), (polled) =>
-        Option.match(polled, { onNone: () => Effect.succeedNone, onSome: (done) => Effect.option(done) }))
+    /** Removes the entry if it is still the one under its key; true when it did. */
+    const remove = (entry: Entry<A>) => {
+      if (entries.get(entry.key) !== entry) return false
+      entries.delete(entry.key)
+      signal()
+      return true
+    }
 
     /** Removes the entry and closes its scope on a fiber of the pool, so the caller does not wait. */
     const retire = (entry: Entry<A>, started: Started<A>) =>
-      Effect.flatMap(remove(entry), (removed) =>
-        removed ? Effect.asVoid(Effect.forkIn(Scope.close(started.scope, Exit.void), owner)) : Effect.void)
+      Effect.suspend(() =>
+        remove(entry) ? Effect.asVoid(Effect.forkIn(Scope.close(started.scope, Exit.void), owner)) : Effect.void
+      )
 
     // Shuts the value down once nobody has used it for `idleTimeoutMs`; lives in the value's own scope.
     const idleWatch = (entry: Entry<A>, started: Started<A>, idleTimeoutMs: number) =>
       Effect.gen(function*() {
         while (true) {
           const now = yield* Clock.currentTimeMillis
-          const idleFor = now - (yield* Ref.get(entry.lastUsedAt))
-          if ((yield* Ref.get(entry.inUse)) === 0 && idleFor >= idleTimeoutMs) {
+          const idleFor = now - entry.lastUsedAt
+          if (entry.inUse === 0 && idleFor >= idleTimeoutMs) {
             return yield* retire(entry, started)
           }
           yield* Effect.sleep(Math.max(1, idleTimeoutMs - idleFor))
@@ -126,14 +138,15 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
           const exit = yield* Effect.exit(restore(Effect.raceFirst(Scope.extend(recipe.start, scope), abandoned)))
           if (Exit.isSuccess(exit)) {
             const started = { value: exit.value, scope }
-            yield* Ref.set(entry.lastUsedAt, yield* Clock.currentTimeMillis)
+            entry.lastUsedAt = yield* Clock.currentTimeMillis
             // Forked from the uninterruptible part of the launch: it must opt back in, or closing the scope
             // would wait for it forever.
             yield* Effect.forkIn(Effect.interruptible(idleWatch(entry, started, recipe.idleTimeoutMs)), scope)
+            entry.ready = started
             yield* Deferred.succeed(entry.started, started)
             return
           }
-          yield* remove(entry)
+          remove(entry)
           yield* Scope.close(scope, exit)
           yield* Deferred.failCause(entry.started, exit.cause)
         })
@@ -141,124 +154,154 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
 
     const awaitStart = (entry: Entry<A>) =>
       Effect.acquireUseRelease(
-        Ref.update(entry.waiters, (n) =>
-          n + 1),
+        Effect.sync(() => {
+          entry.waiters += 1
+        }),
+        () => Deferred.await(entry.started),
         () =>
-          Deferred.await(entry.started),
-        () =>
-          Ref.updateAndGet(entry.waiters, (n) =>
-            n - 1).pipe(
-              Effect.flatMap((left) => left > 0 ? Effect.void : Deferred.succeed(entry.abandon, undefined))
-            )
+          Effect.suspend(() => {
+            entry.waiters -= 1
+            return entry.waiters > 0 ? Effect.void : Deferred.succeed(entry.abandon, undefined)
+          })
       )
 
     /** The least recently used started entry that nobody is using, if any. */
-    const idlest = Effect.gen(function*() {
-      let best: { readonly entry: Entry<A>; readonly started: Started<A>; readonly lastUsedAt: number } | undefined
-      for (const entry of (yield* Ref.get(entries)).values()) {
-        const started = yield* startedValue(entry)
-        if (Option.isNone(started) || (yield* Ref.get(entry.inUse)) > 0) continue
-        const lastUsedAt = yield* Ref.get(entry.lastUsedAt)
-        if (best === undefined || lastUsedAt < best.lastUsedAt) best = { entry, started: started.value, lastUsedAt }
+    const idlest = () => {
+      let best: Entry<A> | undefined
+      for (const entry of entries.values()) {
+        if (entry.ready === undefined || entry.inUse > 0) continue
+        if (best === undefined || entry.lastUsedAt < best.lastUsedAt) best = entry
       }
-      return Option.fromNullable(best)
-    })
+      return best
+    }
+
+    const disposedError = () => LspError.disposed("The language server host has been shut down.")
+
+    /**
+     * One synchronous look at the pool for `key`: the existing entry, a new one when there is room (or an
+     * idle one to replace), or a wake-up to wait for when every entry is busy.
+     */
+    type Found =
+      | { readonly _tag: "Entry"; readonly entry: Entry<A>; readonly fresh: boolean; readonly replace?: Entry<A> }
+      | { readonly _tag: "Full"; readonly wake: Deferred.Deferred<void> }
+      | { readonly _tag: "Disposed" }
+
+    const find = (key: string, wakeCandidate: Deferred.Deferred<void>, fresh: () => Entry<A>): Found => {
+      if (disposed) return { _tag: "Disposed" }
+      const existing = entries.get(key)
+      if (existing !== undefined) return { _tag: "Entry", entry: existing, fresh: false }
+      if (entries.size >= options.maxEntries) {
+        const victim = idlest()
+        if (victim === undefined) {
+          if (wake === undefined) wake = wakeCandidate
+          return { _tag: "Full", wake }
+        }
+        // Make room now, in this same step, so that no other caller can take the freed slot first.
+        entries.delete(victim.key)
+        const entry = fresh()
+        entries.set(key, entry)
+        return { _tag: "Entry", entry, fresh: true, replace: victim }
+      }
+      const entry = fresh()
+      entries.set(key, entry)
+      return { _tag: "Entry", entry, fresh: true }
+    }
 
     /** The entry for `key`: the existing one, or a new one once there is room for it. */
     const entryFor = (key: string, recipe: Recipe<A>): Effect.Effect<Entry<A>, LspError.LspError> =>
       Effect.gen(function*() {
         while (true) {
-          if (yield* Ref.get(disposed)) {
-            return yield* LspError.disposed("The language server host has been shut down.")
-          }
           // The common case, a live entry, allocates nothing.
-          const existing = (yield* Ref.get(entries)).get(key)
-          if (existing !== undefined) return existing
+          const existing = entries.get(key)
+          if (existing !== undefined && !disposed) return existing
           const now = yield* Clock.currentTimeMillis
-          const fresh: Entry<A> = {
+          const fresh = (): Entry<A> => ({
             key,
-            started: yield* Deferred.make<Started<A>, LspError.LspError>(),
-            waiters: yield* Ref.make(0),
-            abandon: yield* Deferred.make<void>(),
+            started: Deferred.unsafeMake<Started<A>, LspError.LspError>(FiberId.none),
+            ready: undefined,
+            waiters: 0,
+            abandon: Deferred.unsafeMake<void>(FiberId.none),
             startedAt: now,
-            lastUsedAt: yield* Ref.make(now),
-            inUse: yield* Ref.make(0),
-            leases: yield* Ref.make(0)
-          }
-          const wake = yield* Ref.get(changed)
-          const outcome = yield* Ref.modify(entries, (map): readonly [Entry<A> | "full", Map<string, Entry<A>>] => {
-            const existing = map.get(key)
-            if (existing !== undefined) return [existing, map] as const
-            if (map.size >= options.maxEntries) return ["full", map] as const
-            return [fresh, new Map(map).set(key, fresh)] as const
+            lastUsedAt: now,
+            inUse: 0,
+            leases: 0
           })
-          if (outcome === fresh) {
-            yield* launch(fresh, recipe)
-            return fresh
-          }
-          if (outcome !== "full") return outcome
-          const victim = yield* idlest
-          if (Option.isSome(victim)) {
-            yield* retire(victim.value.entry, victim.value.started)
-          } else {
-            // Every server is busy or starting: wait, within the caller's budget, for one to become idle.
-            yield* Deferred.await(wake)
+          const found = find(key, Deferred.unsafeMake<void>(FiberId.none), fresh)
+          switch (found._tag) {
+            case "Disposed":
+              return yield* disposedError()
+            case "Full":
+              // Every server is busy or starting: wait, within the caller's budget, for one to become idle.
+              yield* Deferred.await(found.wake)
+              continue
+            case "Entry":
+              if (found.replace?.ready !== undefined) {
+                signal()
+                yield* Effect.forkIn(Scope.close(found.replace.ready.scope, Exit.void), owner)
+              }
+              if (found.fresh) yield* launch(found.entry, recipe)
+              return found.entry
           }
         }
       })
 
-    const lease = (key: string, recipe: Recipe<A>): Effect.Effect<A, LspError.LspError, Scope.Scope> =>
+    /** Takes the lease on a started entry, in one step with handing its release to the caller. */
+    const take = (entry: Entry<A>, keep: (release: Release) => void) => {
+      entry.inUse += 1
+      entry.leases += 1
+      let released = false
+      keep(() => {
+        if (released) return
+        released = true
+        entry.inUse -= 1
+        entry.lastUsedAt = clock.unsafeCurrentTimeMillis()
+        signal()
+      })
+    }
+
+    const lease = (
+      key: string,
+      recipe: Recipe<A>,
+      keep: (release: Release) => void
+    ): Effect.Effect<A, LspError.LspError> =>
       Effect.gen(function*() {
         const entry = yield* entryFor(key, recipe)
         // A started entry needs no waiting (nor the bookkeeping that lets waiters abandon a start).
-        const ready = yield* Deferred.poll(entry.started)
-        const { value } = ready._tag === "Some" ? yield* ready.value : yield* awaitStart(entry)
+        const { value } = entry.ready ?? (yield* awaitStart(entry))
         if (!(yield* value.isAlive)) {
           yield* evict(key, value)
-          return yield* lease(key, recipe)
+          return yield* lease(key, recipe, keep)
         }
-        yield* Effect.acquireRelease(
-          Effect.zipRight(Ref.update(entry.inUse, (n) => n + 1), Ref.update(entry.leases, (n) => n + 1)),
-          () =>
-            Effect.gen(function*() {
-              yield* Ref.update(entry.inUse, (n) => n - 1)
-              yield* Ref.set(entry.lastUsedAt, yield* Clock.currentTimeMillis)
-              yield* signal
-            })
-        )
+        // Checked again: the pool may have closed while this caller waited.
+        if (disposed) return yield* disposedError()
+        take(entry, keep)
         return value
       })
 
     const evict = (key: string, value: A): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        const entry = (yield* Ref.get(entries)).get(key)
-        if (entry === undefined) return
-        const started = yield* startedValue(entry)
-        if (Option.isNone(started) || started.value.value !== value) return
-        yield* retire(entry, started.value)
+      Effect.suspend(() => {
+        const entry = entries.get(key)
+        if (entry?.ready === undefined || entry.ready.value !== value) return Effect.void
+        return retire(entry, entry.ready)
       })
 
-    const status = Effect.gen(function*() {
-      const result: Array<EntryStatus<A>> = []
-      for (const entry of (yield* Ref.get(entries)).values()) {
-        const started = yield* startedValue(entry)
-        result.push({
-          key: entry.key,
-          value: Option.map(started, (s) => s.value),
-          startedAt: entry.startedAt,
-          lastUsedAt: yield* Ref.get(entry.lastUsedAt),
-          inUse: yield* Ref.get(entry.inUse),
-          leases: yield* Ref.get(entry.leases)
-        })
-      }
-      return result
-    })
+    const status = Effect.sync(() =>
+      Array.from(entries.values(), (entry): EntryStatus<A> => ({
+        key: entry.key,
+        value: entry.ready === undefined ? Option.none() : Option.some(entry.ready.value),
+        startedAt: entry.startedAt,
+        lastUsedAt: entry.lastUsedAt,
+        inUse: entry.inUse,
+        leases: entry.leases
+      }))
+    )
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
-        yield* Ref.set(disposed, true)
-        const all = [...(yield* Ref.getAndSet(entries, new Map<string, Entry<A>>())).values()]
-        yield* signal
+        disposed = true
+        const all = [...entries.values()]
+        entries.clear()
+        signal()
         yield* Effect.forEach(all, (entry) => Deferred.succeed(entry.abandon, undefined), { discard: true })
         yield* Effect.forEach(
           all,
