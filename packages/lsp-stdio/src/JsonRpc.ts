@@ -17,8 +17,9 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
@@ -158,7 +159,9 @@ export const make = (
 ): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const outbox = yield* Queue.unbounded<Queued>()
+    // Frames waiting for the writer, and the writer's wake-up when it waits for one.
+    const outbox: Array<Queued> = []
+    let wakeWriter: Deferred.Deferred<void> | undefined = undefined
     const outputDone = yield* Deferred.make<void>()
     const closed = yield* Deferred.make<LspError.LspError>()
     const graceMillis = Duration.toMillis(Duration.decode(options.cancelGrace))
@@ -186,7 +189,7 @@ export const make = (
         inFlight = []
         return Effect.gen(function*() {
           for (const request of requests) yield* Deferred.fail(request.response, error)
-          const unsent = yield* Queue.takeAll(outbox)
+          const unsent = outbox.splice(0)
           for (const queued of [...writing, ...unsent]) {
             if ("written" in queued && queued.written !== undefined) yield* Deferred.fail(queued.written, error)
           }
@@ -194,54 +197,64 @@ export const make = (
         })
       }))
 
+    const offer = (queued: Queued) => {
+      outbox.push(queued)
+      const wake = wakeWriter
+      wakeWriter = undefined
+      if (wake !== undefined) Deferred.unsafeDone(wake, Exit.void)
+    }
+
     /** Queues a frame unless the connection has failed; never waits, so the reader can use it too. */
     const enqueue = (message: unknown, written?: Outgoing["written"]): Either.Either<void, LspError.LspError> => {
       if (failure !== undefined) return Either.left(failure)
       if (outputClosing) return Either.left(outputClosed)
       const frame = Framing.encode(message)
-      outbox.unsafeOffer(written === undefined ? { frame } : { frame, written })
+      offer(written === undefined ? { frame } : { frame, written })
       return Either.void
     }
 
     // --- writer ---------------------------------------------------------------------------------------
 
     /** Acknowledges the frames of the previous pull: the sink asking for more means it has written them. */
-    const acknowledge = Effect.suspend(() => {
+    const acknowledge = () => {
       const written = inFlight
       inFlight = []
-      return Effect.forEach(
-        written,
-        (outgoing) => outgoing.written === undefined ? Effect.void : Deferred.succeed(outgoing.written, void 0),
-        { discard: true }
-      )
-    })
+      for (const outgoing of written) {
+        if (outgoing.written !== undefined) Deferred.unsafeDone(outgoing.written, Exit.void)
+      }
+    }
 
     let ending = false
-    const frames = Stream.repeatEffectChunkOption(
-      Effect.gen(function*() {
-        yield* acknowledge
-        if (ending) return yield* Effect.fail(Option.none())
-        const batch: Array<Outgoing> = []
-        for (const queued of yield* Queue.takeBetween(outbox, 1, Number.MAX_SAFE_INTEGER)) {
-          if ("end" in queued) {
-            ending = true
-            break
-          }
-          batch.push(queued)
+    /** Everything queued since the last pull, once there is something; `None` ends the output. */
+    const nextBatch: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>> = Effect.suspend(() => {
+      acknowledge()
+      if (ending) return Effect.fail(Option.none())
+      if (outbox.length === 0) {
+        const wake = Deferred.unsafeMake<void>(FiberId.none)
+        wakeWriter = wake
+        return Effect.zipRight(Deferred.await(wake), nextBatch)
+      }
+      const batch: Array<Outgoing> = []
+      for (const queued of outbox.splice(0)) {
+        if ("end" in queued) {
+          ending = true
+          break
         }
-        const failed = failure
-        if (failed !== undefined) {
-          // Taken just as the connection failed: these will never be written.
-          for (const outgoing of batch) {
-            if (outgoing.written !== undefined) yield* Deferred.fail(outgoing.written, failed)
-          }
-          return yield* Effect.fail(Option.none())
+        batch.push(queued)
+      }
+      const failed = failure
+      if (failed !== undefined) {
+        // Taken just as the connection failed: these will never be written.
+        for (const outgoing of batch) {
+          if (outgoing.written !== undefined) Deferred.unsafeDone(outgoing.written, Exit.fail(failed))
         }
-        if (batch.length === 0) return yield* Effect.fail(Option.none())
-        inFlight = batch
-        return Chunk.unsafeFromArray(batch.map((outgoing) => outgoing.frame))
-      })
-    )
+        return Effect.fail(Option.none())
+      }
+      if (batch.length === 0) return Effect.fail(Option.none())
+      inFlight = batch
+      return Effect.succeed(Chunk.unsafeFromArray(batch.map((outgoing) => outgoing.frame)))
+    })
+    const frames = Stream.repeatEffectChunkOption(nextBatch)
     const describeWriteFailure = options.describeWriteFailure ?? Effect.succeed
 
     yield* frames.pipe(
@@ -254,48 +267,83 @@ export const make = (
 
     // --- reader ---------------------------------------------------------------------------------------
 
-    const onResponse = (response: Message.IncomingResponse) =>
-      Effect.suspend(() => {
-        const id = response.id
-        const entry = typeof id === "number" ? pending.get(id) : undefined
-        if (typeof id !== "number" || entry === undefined) {
-          return Effect.logDebug("Dropped a response to an unknown request id.").pipe(
-            Effect.annotateLogs("jsonrpc.id", String(id))
-          )
-        }
-        pending.delete(id)
-        const outcome = Message.outcome(response)
-        return outcome._tag === "Error"
-          ? Deferred.fail(entry.response, serverError(entry.method, outcome.error))
-          : Deferred.succeed(entry.response, outcome.result)
-      })
-
-    const onRequest = (id: Message.RequestId, method: string, params: unknown) =>
-      Effect.sync(() => {
-        const answer = Answers.answer(method, params, configuration)
-        // If the connection has already failed there is nobody left to answer.
-        enqueue(
-          answer._tag === "Result"
-            ? Message.resultResponse(id, answer.result)
-            : Message.errorResponse(id, answer.code, answer.message)
+    /** Settles the request a response answers; a response to an unknown id is only logged. */
+    const onResponse = (response: Message.IncomingResponse): Effect.Effect<void> | undefined => {
+      const id = response.id
+      const entry = typeof id === "number" ? pending.get(id) : undefined
+      if (typeof id !== "number" || entry === undefined) {
+        return Effect.logDebug("Dropped a response to an unknown request id.").pipe(
+          Effect.annotateLogs("jsonrpc.id", String(id))
         )
-      })
+      }
+      pending.delete(id)
+      const outcome = Message.outcome(response)
+      Deferred.unsafeDone(
+        entry.response,
+        outcome._tag === "Error" ? Exit.fail(serverError(entry.method, outcome.error)) : Exit.succeed(outcome.result)
+      )
+      return undefined
+    }
 
-    const dispatch = (raw: unknown): Effect.Effect<void, LspError.LspError> =>
-      Effect.flatMap(Message.decodeIncoming(raw), (message) => {
-        switch (message.kind) {
-          case "response":
-            return onResponse(message)
-          case "request":
-            return onRequest(message.id, message.method, message.params)
-          case "notification":
-            return onNotification(message.method, message.params)
+    const onRequest = (id: Message.RequestId, method: string, params: unknown) => {
+      const answer = Answers.answer(method, params, configuration)
+      // If the connection has already failed there is nobody left to answer.
+      enqueue(
+        answer._tag === "Result"
+          ? Message.resultResponse(id, answer.result)
+          : Message.errorResponse(id, answer.code, answer.message)
+      )
+    }
+
+    /**
+     * Handles one message synchronously where it can (responses, requests); what needs an effect (a
+     * notification's handler, a log line) is returned, to run before the next message.
+     */
+    const dispatch = (message: Message.Incoming): Effect.Effect<void> | undefined => {
+      switch (message.kind) {
+        case "response":
+          return onResponse(message)
+        case "request":
+          onRequest(message.id, message.method, message.params)
+          return undefined
+        case "notification":
+          return onNotification(message.method, message.params)
+      }
+    }
+
+    const decoder = Framing.makeDecoder({ maxMessageBytes: options.maxMessageBytes })
+
+    /**
+     * Decodes and dispatches everything a chunk of input completes, in order, in one step unless a message
+     * needs an effect. Messages completed before a fault in the same chunk are dispatched, then the fault
+     * is fatal.
+     */
+    const onInput = (chunks: Chunk.Chunk<Uint8Array>): Effect.Effect<void, LspError.LspError> =>
+      Effect.suspend(() => {
+        const raw: Array<unknown> = []
+        let fault: unknown = undefined
+        try {
+          for (const chunk of chunks) decoder.pushInto(chunk, raw)
+        } catch (error) {
+          fault = error
         }
+        let index = 0
+        const rest: Effect.Effect<void, LspError.LspError> = Effect.suspend(() => {
+          while (index < raw.length) {
+            const message = Message.decodeIncoming(raw[index++])
+            if (Either.isLeft(message)) return Effect.fail(message.left)
+            const effect = dispatch(message.right)
+            if (effect !== undefined) return Effect.zipRight(effect, rest)
+          }
+          if (fault === undefined) return Effect.void
+          // The decoder only throws LspErrors; anything else is a bug and surfaces as a defect.
+          return LspError.isLspError(fault) ? Effect.fail(fault) : Effect.die(fault)
+        })
+        return rest
       })
 
     yield* transport.input.pipe(
-      Framing.decode({ maxMessageBytes: options.maxMessageBytes }),
-      Stream.runForEach(dispatch),
+      Stream.runForEachChunk(onInput),
       Effect.zipRight(options.describeEnd ?? Effect.succeed(endedError)),
       Effect.catchAllCause((cause) => Effect.succeed(unexpected(cause))),
       Effect.flatMap(fatal),
@@ -380,7 +428,7 @@ export const make = (
     const closeOutput: Effect.Effect<void> = Effect.suspend(() => {
       if (!outputClosing) {
         outputClosing = true
-        outbox.unsafeOffer(endOfOutput)
+        offer(endOfOutput)
       }
       // Each side opts into interruption: called from a finaliser, the losing wait could not be stopped.
       return Effect.raceFirst(
