@@ -8,6 +8,7 @@
  */
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,6 +47,22 @@ export interface FileAccess {
 
 /** The file access of the current query. */
 export class Files extends Context.Tag("@lsp-seam/lsp-stdio/internal/Files")<Files, FileAccess>() {}
+
+/**
+ * The file services a query uses, passed by value on the query path: providing them as a context costs
+ * more Effect operations per query than the query's own file work.
+ */
+export interface FileServices {
+  readonly files: FileAccess
+  readonly path: Path.Path
+}
+
+/** The file services of the context. */
+export const fileServices: Effect.Effect<FileServices, never, Files | Path.Path> = Effect.zipWith(
+  Files,
+  Path.Path,
+  (files, path) => ({ files, path })
+)
 
 const CHUNK_BYTES = 64 * 1024
 

@@ -11,20 +11,22 @@ import * as Effect from "effect/Effect"
  * resolved against the host's working directory.
  */
 export const fileUri = (absolutePath: string): Effect.Effect<string, LspError.LspError, Path.Path> =>
-  Effect.gen(function*() {
-    const path = yield* Path.Path
-    if (!path.isAbsolute(absolutePath)) {
-      return yield* LspError.invalidArguments(
-        `Cannot make a file URI from ${JSON.stringify(absolutePath)}: the path is not absolute.`
-      )
-    }
-    const url = yield* path.toFileUrl(absolutePath).pipe(
-      Effect.mapError((error) =>
-        LspError.invalidArguments(`Cannot make a file URI from ${JSON.stringify(absolutePath)}: ${error.message}`)
-      )
+  Effect.flatMap(Path.Path, (path) => fileUriWith(path, absolutePath))
+
+/** `fileUri` with the `Path` service given. */
+export const fileUriWith = (path: Path.Path, absolutePath: string): Effect.Effect<string, LspError.LspError> =>
+  path.isAbsolute(absolutePath)
+    ? Effect.map(
+      Effect.mapError(
+        path.toFileUrl(absolutePath),
+        (error) =>
+          LspError.invalidArguments(`Cannot make a file URI from ${JSON.stringify(absolutePath)}: ${error.message}`)
+      ),
+      (url) => url.href
     )
-    return url.href
-  })
+    : LspError.invalidArguments(
+      `Cannot make a file URI from ${JSON.stringify(absolutePath)}: the path is not absolute.`
+    )
 
 /**
  * The absolute path of a `file:` URI. Anything else (another scheme, an unparsable URI, a URI the platform

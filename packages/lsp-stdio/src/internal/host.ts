@@ -21,15 +21,15 @@ import * as CrashLoop from "./crashLoop.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
 import { resolveExecutable } from "./executable.js"
 import * as FifoMutex from "./fifoMutex.js"
-import { Files } from "./fileAccess.js"
+import { Files, type FileServices } from "./fileAccess.js"
 import { normalizeHover, normalizeLocations } from "./normalize.js"
 import * as Pool from "./pool.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
 import * as ServerInstance from "./serverInstance.js"
-import { readSource, type Source } from "./source.js"
+import { readSourceWith, type Source } from "./source.js"
 import * as StatusQuote from "./statusQuote.js"
-import { resolveWorkspace, type Workspace } from "./workspace.js"
+import { resolveWorkspaceWith, type Workspace } from "./workspace.js"
 
 type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
@@ -122,7 +122,9 @@ export const makeProviders = (
     const picked = Context.pick(FileSystem.FileSystem, Path.Path, CommandExecutor.CommandExecutor)(
       yield* Effect.context<Platform>()
     )
-    const platform = Context.add(picked, Files, world.files(Context.get(picked, FileSystem.FileSystem)))
+    const files = world.files(Context.get(picked, FileSystem.FileSystem))
+    const platform = Context.add(picked, Files, files)
+    const services: FileServices = { files, path: Context.get(picked, Path.Path) }
     const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
     const crashes = yield* CrashLoop.make
     const starts = yield* Ref.make(new Map<string, number>())
@@ -229,7 +231,7 @@ export const makeProviders = (
           if (spec.config.documentSync === "retained") {
             // The documents stay open; cleanup only has to see the request settle.
             held.document = { instance, key, uri: null }
-            yield* RetainedDocuments.prepare(instance.retained, instance.connection, {
+            yield* RetainedDocuments.prepare(services, instance.retained, instance.connection, {
               workspace,
               source,
               languageId: query.languageId,
@@ -247,7 +249,8 @@ export const makeProviders = (
               })))
             )
           }
-          const settled = yield* instance.readiness.awaitSettled(yield* readinessDeadline(spec.config.readiness))
+          const settled = instance.readiness.isSettled() ||
+            (yield* instance.readiness.awaitSettled(yield* readinessDeadline(spec.config.readiness)))
           const params = {
             textDocument: { uri: source.uri },
             position: query.position,
@@ -279,7 +282,7 @@ export const makeProviders = (
 
     const runQuery = (spec: ServerInstance.ServerSpec, query: LspQuery.LspProviderQuery) =>
       Effect.gen(function*() {
-        const workspace = yield* resolveWorkspace(query.workspaceRoot)
+        const workspace = yield* resolveWorkspaceWith(services, query.workspaceRoot)
         const permit = yield* permitFor(workspace)
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
@@ -287,7 +290,7 @@ export const makeProviders = (
             const held: Held = { release: undefined, document: undefined }
             const exit = yield* Effect.exit(restore(Effect.gen(function*() {
               // The file is read when this query's turn comes, and before any server is started.
-              const source = yield* readSource(workspace, query.filePath, spec.config.maxDocumentBytes)
+              const source = yield* readSourceWith(services, workspace, query.filePath, spec.config.maxDocumentBytes)
               const once = attempt(spec, query, workspace, source, held)
               // A retry leases afresh: the failed attempt's lease ends first.
               return yield* Effect.catchIf(
@@ -308,7 +311,6 @@ export const makeProviders = (
           })
         )
       }).pipe(
-        Effect.provide(platform),
         // One span per query, not per message: spans cost as much as the rest of a message's handling. No
         // stack capture, which would cost more still.
         Effect.withSpan("LspStdio.query", {

@@ -3,10 +3,10 @@
  * `$/progress` (begin … end) once the client advertises `window.workDoneProgress`; some announce nothing
  * and only need a moment of quiet. The rule is data (`Readiness` in the server config), not language logic.
  */
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Schema from "effect/Schema"
 import type { Readiness } from "../StdioConfig.js"
 
@@ -14,6 +14,8 @@ const Progress = Schema.Struct({
   token: Schema.Union(Schema.String, Schema.Number),
   value: Schema.Struct({ kind: Schema.Literal("begin", "report", "end") })
 })
+
+const decodeProgress = Schema.decodeUnknownOption(Progress)
 
 export interface ReadinessTracker {
   /** Feed every server notification here. */
@@ -25,64 +27,73 @@ export interface ReadinessTracker {
    * earlier: once settled, always settled); false when the wait was cut short.
    */
   readonly awaitSettled: (untilMillis: number) => Effect.Effect<boolean>
+  /** True once the server has been seen settled (which is for good); a synchronous look, no waiting. */
+  readonly isSettled: () => boolean
   /** Progress tokens now active, for introspection. */
   readonly activeTokens: Effect.Effect<number>
 }
 
 export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
-  Effect.gen(function*() {
-    const active = yield* Ref.make(new Set<string | number>())
-    const lastActivity = yield* Ref.make(yield* Clock.currentTimeMillis)
-    const settled = yield* Ref.make(false)
-    // Replaced on every change, so a waiter wakes up as soon as the state moves.
-    const changed = yield* Ref.make(yield* Deferred.make<void>())
+  Effect.map(Effect.clock, (clock) => {
+    // Plain state: every change happens in one synchronous step (notifications arrive on the reader fiber,
+    // and a settled server costs a query a single step).
+    const active = new Set<string | number>()
+    let lastActivity = clock.unsafeCurrentTimeMillis()
+    let settled = false
+    // Completed on the next change, so a waiter wakes up as soon as the state moves; made on demand.
+    let changed: Deferred.Deferred<void> | undefined = undefined
 
-    const signal = Effect.flatMap(Deferred.make<void>(), (next) =>
-      Effect.flatMap(Ref.getAndSet(changed, next), (previous) => Deferred.succeed(previous, undefined)))
+    const signal = () => {
+      const waiting = changed
+      changed = undefined
+      if (waiting !== undefined) Deferred.unsafeDone(waiting, Exit.void)
+    }
 
     const observe = (method: string, params: unknown) =>
-      Effect.gen(function*() {
-        yield* Ref.set(lastActivity, yield* Clock.currentTimeMillis)
+      Effect.sync(() => {
+        lastActivity = clock.unsafeCurrentTimeMillis()
         if (method === "$/progress" && rule.progress) {
-          const progress = Schema.decodeUnknownOption(Progress)(params)
+          const progress = decodeProgress(params)
           if (progress._tag === "Some") {
             const { token, value } = progress.value
-            yield* Ref.update(active, (tokens) => {
-              const next = new Set(tokens)
-              if (value.kind === "end") {
-                next.delete(token)
-              } else next.add(token)
-              return next
-            })
+            if (value.kind === "end") active.delete(token)
+            else active.add(token)
           }
         }
-        yield* signal
+        signal()
       })
+
+    /** One look at the state: settled, cut short, or how long to wait for the next change. */
+    const check = (
+      untilMillis: number
+    ): boolean | { readonly wake: Deferred.Deferred<void>; readonly forMs: number } => {
+      if (settled) return true
+      const now = clock.unsafeCurrentTimeMillis()
+      const quietUntil = lastActivity + rule.quietMs
+      const busy = active.size > 0
+      if (!busy && now >= quietUntil) {
+        settled = true
+        return true
+      }
+      if (now >= untilMillis) return false
+      if (changed === undefined) changed = Deferred.unsafeMake<void>(FiberId.none)
+      const nextCheck = busy ? untilMillis : Math.min(quietUntil, untilMillis)
+      return { wake: changed, forMs: Math.max(0, nextCheck - now) }
+    }
 
     const awaitSettled = (untilMillis: number): Effect.Effect<boolean> =>
-      Effect.gen(function*() {
-        while (true) {
-          if (yield* Ref.get(settled)) {
-            return true
-          }
-          const now = yield* Clock.currentTimeMillis
-          const quietUntil = (yield* Ref.get(lastActivity)) + rule.quietMs
-          const busy = (yield* Ref.get(active)).size > 0
-          if (!busy && now >= quietUntil) {
-            yield* Ref.set(settled, true)
-            return true
-          }
-          if (now >= untilMillis) {
-            return false
-          }
-          const wake = yield* Ref.get(changed)
-          const nextCheck = busy ? untilMillis : Math.min(quietUntil, untilMillis)
-          yield* Effect.raceFirst(Deferred.await(wake), Effect.sleep(Math.max(0, nextCheck - now)))
-        }
+      Effect.suspend(() => {
+        const state = check(untilMillis)
+        if (typeof state === "boolean") return Effect.succeed(state)
+        return Effect.zipRight(
+          Effect.raceFirst(Deferred.await(state.wake), Effect.sleep(state.forMs)),
+          awaitSettled(untilMillis)
+        )
       })
 
-    const touch = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Ref.set(lastActivity, now))
+    const touch = Effect.sync(() => {
+      lastActivity = clock.unsafeCurrentTimeMillis()
+    })
 
-    return { observe, touch, awaitSettled, activeTokens: Effect.map(Ref.get(active), (tokens) => tokens.size) }
+    return { observe, touch, awaitSettled, isSettled: () => settled, activeTokens: Effect.sync(() => active.size) }
   })

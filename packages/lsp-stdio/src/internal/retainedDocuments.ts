@@ -4,7 +4,6 @@
  * re-parse per query. The set is per server instance (a restarted server starts empty: nothing stale is
  * replayed) and bounded: the least recently queried document is closed when it overflows.
  */
-import type * as Path from "@effect/platform/Path"
 import type { LspError } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -12,8 +11,8 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as NodeCrypto from "node:crypto"
 import type * as JsonRpc from "../JsonRpc.js"
-import { Files } from "./fileAccess.js"
-import { readSource, type Source } from "./source.js"
+import type { FileServices } from "./fileAccess.js"
+import { readSourceWith, type Source } from "./source.js"
 import type { Workspace } from "./workspace.js"
 
 /** What the server holds of one document, and what the disk looked like when it was sent. */
@@ -42,8 +41,8 @@ interface DiskState {
   readonly mtimeMs: number
 }
 
-const diskState = (path: string) =>
-  Effect.flatMap(Files, (fs) => fs.stat(path)).pipe(
+const diskState = (services: FileServices, path: string) =>
+  services.files.stat(path).pipe(
     Effect.map((info): Option.Option<DiskState> =>
       info.type === "File" ? Option.some({ size: info.size, mtimeMs: info.mtimeMs }) : Option.none()
     ),
@@ -83,23 +82,24 @@ export const acceptsChanges = (sync: unknown): boolean => {
  * source, is closed and forgotten.
  */
 const refreshOthers = (
+  services: FileServices,
   set: RetainedSet,
   connection: JsonRpc.Connection,
   workspace: Workspace,
   maxDocumentBytes: number,
   except: string,
   canChange: boolean
-): Effect.Effect<void, LspError.LspError, Files | Path.Path> =>
+): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     for (const document of (yield* Ref.get(set)).values()) {
       if (document.uri === except) continue
-      const disk = yield* diskState(document.path)
+      const disk = yield* diskState(services, document.path)
       const unchanged = Option.isSome(disk) && disk.value.size === document.size &&
         disk.value.mtimeMs === document.mtimeMs && now - disk.value.mtimeMs >= RACY_MS
       if (unchanged) continue
       const source = Option.isSome(disk)
-        ? yield* Effect.option(readSource(workspace, document.path, maxDocumentBytes))
+        ? yield* Effect.option(readSourceWith(services, workspace, document.path, maxDocumentBytes))
         : Option.none<Source>()
       if (Option.isNone(source) || Option.isNone(disk)) {
         yield* close(connection, document)
@@ -127,6 +127,7 @@ const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
  * recently used documents beyond `maxDocuments`.
  */
 export const prepare = (
+  services: FileServices,
   set: RetainedSet,
   connection: JsonRpc.Connection,
   options: {
@@ -138,12 +139,12 @@ export const prepare = (
     /** The server's textDocumentSync capability. */
     readonly sync: unknown
   }
-): Effect.Effect<void, LspError.LspError, Files | Path.Path> =>
+): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
     const { source } = options
     const canChange = acceptsChanges(options.sync)
-    yield* refreshOthers(set, connection, options.workspace, options.maxDocumentBytes, source.uri, canChange)
-    const disk = Option.getOrElse(yield* diskState(source.path), () => ({ size: source.bytes, mtimeMs: 0 }))
+    yield* refreshOthers(services, set, connection, options.workspace, options.maxDocumentBytes, source.uri, canChange)
+    const disk = Option.getOrElse(yield* diskState(services, source.path), () => ({ size: source.bytes, mtimeMs: 0 }))
     const hash = hashOf(source.text)
     const held = (yield* Ref.get(set)).get(source.uri)
     let current: RetainedDocument

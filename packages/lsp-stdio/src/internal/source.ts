@@ -4,12 +4,12 @@
  * nor make it read more than the configured limit.
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type FileInfo, Files, orLspError } from "./fileAccess.js"
-import { fileUri } from "./fileUri.js"
+import { type FileInfo, type Files, type FileServices, fileServices, orLspError } from "./fileAccess.js"
+import { fileUriWith } from "./fileUri.js"
 import { describeRealPathFailure, isInside, type Workspace } from "./workspace.js"
 
 /** A source file that passed every check, with its text as sent in `didOpen`. */
@@ -69,9 +69,16 @@ export const readSource = (
   filePath: string,
   maxDocumentBytes: number
 ): Effect.Effect<Source, LspError.LspError, Files | Path.Path> =>
+  Effect.flatMap(fileServices, (services) => readSourceWith(services, workspace, filePath, maxDocumentBytes))
+
+/** `readSource` with the file services given. */
+export const readSourceWith = (
+  { files: fs, path }: FileServices,
+  workspace: Workspace,
+  filePath: string,
+  maxDocumentBytes: number
+): Effect.Effect<Source, LspError.LspError> =>
   Effect.gen(function*() {
-    const fs = yield* Files
-    const path = yield* Path.Path
     const shown = JSON.stringify(filePath)
     if (filePath.length === 0) {
       return yield* LspError.invalidArguments(
@@ -147,6 +154,6 @@ export const readSource = (
           { ...detail, realPath: real }
         )
     })
-    const uri = yield* fileUri(real)
+    const uri = yield* fileUriWith(path, real)
     return { path: real, uri, text, bytes: bytes.length }
   })

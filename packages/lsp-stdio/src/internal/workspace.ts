@@ -5,8 +5,8 @@
 import type * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
-import { type FileError, Files } from "./fileAccess.js"
-import { fileUri } from "./fileUri.js"
+import { type FileError, type Files, type FileServices, fileServices } from "./fileAccess.js"
+import { fileUriWith } from "./fileUri.js"
 
 /** A workspace root after `realpath`: an existing directory, and its `file:` URI. */
 export interface Workspace {
@@ -39,8 +39,14 @@ export const describeRealPathFailure = (error: FileError): { readonly missing: b
 export const resolveWorkspace = (
   root: string
 ): Effect.Effect<Workspace, LspError.LspError, Files | Path.Path> =>
+  Effect.flatMap(fileServices, (services) => resolveWorkspaceWith(services, root))
+
+/** `resolveWorkspace` with the file services given. */
+export const resolveWorkspaceWith = (
+  { files: fs, path }: FileServices,
+  root: string
+): Effect.Effect<Workspace, LspError.LspError> =>
   Effect.gen(function*() {
-    const fs = yield* Files
     const shown = JSON.stringify(root)
     const invalid = (reason: string) =>
       LspError.invalidWorkspace(`The workspace root ${shown} ${reason}. Use an existing directory.`, {
@@ -55,7 +61,7 @@ export const resolveWorkspace = (
       Effect.mapError((error) => invalid(`cannot be inspected (${error.message})`))
     )
     if (info.type !== "Directory") return yield* invalid(`is not a directory (it resolves to ${canonical})`)
-    const uri = yield* fileUri(canonical).pipe(Effect.mapError((error) => invalid(error.message)))
+    const uri = yield* fileUriWith(path, canonical).pipe(Effect.mapError((error) => invalid(error.message)))
     return { path: canonical, uri }
   })
 
