@@ -7,7 +7,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
-import { closeSync, constants, existsSync, openSync } from "node:fs"
+import { closeSync, constants, existsSync, openSync, statSync } from "node:fs"
 import * as FileAccess from "../src/internal/fileAccess.js"
 import { fileUri, uriToPath } from "../src/internal/fileUri.js"
 import { readSource } from "../src/internal/source.js"
@@ -90,13 +90,15 @@ for (const [flavour, files] of flavours) {
         Effect.gen(function*() {
           const { workspace, write } = yield* setup
           const file = yield* write("ws/src/a.ts", "export const a = 1\n")
-          const source = yield* readSource(workspace, "src/a.ts", 1_000)
+          const { mtimeMs, ...source } = yield* readSource(workspace, "src/a.ts", 1_000)
           assert.deepStrictEqual(source, {
             path: file,
             uri: `file://${file}`,
             text: "export const a = 1\n",
             bytes: 19
           })
+          // The open file's modification time (the platform flavour keeps whole milliseconds only).
+          assert.approximately(mtimeMs, statSync(file).mtimeMs, 1)
         }))
 
       it.scoped("an absolute path inside, dot segments that stay inside, and a path through the alias", () =>

@@ -144,7 +144,9 @@ export const prepare = (
     const { source } = options
     const canChange = acceptsChanges(options.sync)
     yield* refreshOthers(services, set, connection, options.workspace, options.maxDocumentBytes, source.uri, canChange)
-    const disk = Option.getOrElse(yield* diskState(services, source.path), () => ({ size: source.bytes, mtimeMs: 0 }))
+    // What the disk held when the text was read: the open file's own stat, not a later one that could see
+    // a newer file than the text sent.
+    const disk = { size: source.bytes, mtimeMs: source.mtimeMs }
     const hash = hashOf(source.text)
     const held = (yield* Ref.get(set)).get(source.uri)
     let current: RetainedDocument

@@ -22,6 +22,8 @@ export interface Source {
   readonly text: string
   /** The size of the file in bytes, as read (a byte order mark included). */
   readonly bytes: number
+  /** The modification time of the file as opened (its `fstat`), in epoch milliseconds; 0 when unknown. */
+  readonly mtimeMs: number
 }
 
 /** Only this much of a file is searched for NUL bytes when deciding whether it is binary. */
@@ -133,8 +135,14 @@ export const readSourceWith = (
     )
     const refused = refusal(info)
     if (refused !== undefined) return yield* refused
-    // The path may have been replaced between stat and open; the open file's own stat is checked again.
-    const content = yield* fs.read(real, maxDocumentBytes, refusal).pipe(
+    // The path may have been replaced between stat and open; the open file's own stat is checked again,
+    // and its modification time is the one the text goes with.
+    const opened = { mtimeMs: 0 }
+    const checkOpened = (info: FileInfo) => {
+      opened.mtimeMs = info.mtimeMs
+      return refusal(info)
+    }
+    const content = yield* fs.read(real, maxDocumentBytes, checkOpened).pipe(
       Effect.mapError(orLspError((error) => notAFile(`not readable (${error.message})`)))
     )
     if (Option.isNone(content)) return yield* tooLarge(`larger than ${maxDocumentBytes} bytes`)
@@ -155,5 +163,5 @@ export const readSourceWith = (
         )
     })
     const uri = yield* fileUriWith(path, real)
-    return { path: real, uri, text, bytes: bytes.length }
+    return { path: real, uri, text, bytes: bytes.length, mtimeMs: opened.mtimeMs }
   })
