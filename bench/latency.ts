@@ -10,6 +10,11 @@ export interface LatencyPart {
   readonly label: string
   readonly server: string
   readonly warmup: number
+  /**
+   * Medians of the first `coldQueries` warm-up queries of ours and of the raw client: the cost before V8 has
+   * compiled the stack's code (figures of the first few hundred queries, not the steady state).
+   */
+  readonly cold: { readonly queries: number; readonly ours: number; readonly raw: number }
   readonly rounds: number
   readonly perRound: number
   readonly ours: Summary
@@ -23,10 +28,16 @@ export interface LatencyPart {
   readonly medianDifferenceByRound: Summary
 }
 
+// Long warm-ups: V8 keeps compiling the stack's code for the first few thousand queries (measured: on
+// typescript-language-server the host's CPU per query halves between the first 500 and queries 2,500-3,000),
+// while the raw client's little code is compiled within a few dozen.
 const plan = (server: string, quick: boolean) =>
   server === "fake"
-    ? { warmup: quick ? 50 : 300, rounds: quick ? 2 : 10, perRound: quick ? 50 : 200 }
-    : { warmup: quick ? 8 : 24, rounds: quick ? 2 : 8, perRound: quick ? 8 : 24 }
+    ? { warmup: quick ? 50 : 3000, rounds: quick ? 2 : 10, perRound: quick ? 50 : 200 }
+    : { warmup: quick ? 8 : 1500, rounds: quick ? 2 : 8, perRound: quick ? 8 : 24 }
+
+/** How many of the first warm-up queries give the cold figures. */
+const coldQueries = (warmup: number) => Math.min(100, warmup)
 
 /** Rounds of ours, the raw client and the host alone, in rotating order, on the first workspace. */
 export const measureLatency = async (contenders: Contenders, options: Options): Promise<LatencyPart> => {
@@ -34,9 +45,15 @@ export const measureLatency = async (contenders: Contenders, options: Options): 
   const workspace = contenders.workspaces[0]!
   const raw = contenders.raw[0]!
   const { perRound, rounds, warmup } = plan(kind.spec.name, options.quick)
-  await ours.timed(workspace, kind.queries, warmup)
+  const coldCount = coldQueries(warmup)
+  const oursWarmup = await ours.timed(workspace, kind.queries, warmup)
   await ours.timedSeam(workspace, kind.queries, warmup)
-  await timedRaw(raw, kind.queries, warmup)
+  const rawWarmup = await timedRaw(raw, kind.queries, warmup)
+  const cold = {
+    queries: coldCount,
+    ours: median(oursWarmup.slice(0, coldCount)),
+    raw: median(rawWarmup.slice(0, coldCount))
+  }
   const samples = { ours: [] as Array<number>, seam: [] as Array<number>, raw: [] as Array<number> }
   const medians = { ours: [] as Array<number>, raw: [] as Array<number> }
   const cpu = { ours: 0, seam: 0, raw: 0 }
@@ -60,6 +77,7 @@ export const measureLatency = async (contenders: Contenders, options: Options): 
     label: kind.label,
     server: kind.spec.name,
     warmup,
+    cold,
     rounds,
     perRound,
     ours: summarize(samples.ours),
@@ -151,10 +169,18 @@ export const latencySection = (parts: ReadonlyArray<LatencyPart>, options: Optio
       "the bench (bench/support/rawClient.ts) on its own instance of the same server, sending the same " +
       "messages (same initialize, then didOpen / request / didClose per query, the file read from disk each " +
       "time) and doing nothing else. The host alone (the seam query without the tool) is shown to split the " +
-      "overhead. Contenders alternate in rotating order, round by round, the same query sequence each. Client CPU " +
+      "overhead. Each contender first runs a long warm-up (thousands of queries on the fake server, 1,500 on " +
+      "typescript-language-server): V8 compiles the stack's many small functions only as they get hot, so the " +
+      "first queries cost more (shown in the notes); the timed rounds measure the steady state of a long-lived " +
+      "host. Contenders alternate in rotating order, round by round, the same query sequence each. Client CPU " +
       "is the bench process's user + system time per query over the timed rounds, all its threads (V8's GC " +
       "helpers, libuv's pool); the servers' CPU is not in it.",
     tables: parts.map(table),
+    notes: parts.map((part) =>
+      `${part.label}, the first ${part.cold.queries} warm-up queries (code not yet compiled by V8): ours ` +
+      `${ms(part.cold.ours)} ms, raw ${ms(part.cold.raw)} ms median (${ratio(part.cold.ours / part.cold.raw)}); ` +
+      `the timed rounds come after ${part.warmup} warm-up queries each.`
+    ),
     targets,
     data: parts.map((part) => ({
       ...part,
