@@ -260,9 +260,14 @@ const measurePart = async (
     rawTransient: []
   }
   const cpu: Record<ContenderName, number> = { retained: 0, rawKeepOpen: 0, transient: 0, rawTransient: 0 }
-  for (let r = 0; r < plan.rounds; r++) {
-    const active = r < plan.transientRounds ? contenderNames : contenderNames.slice(0, 2)
-    // Rotating order, so that no contender always runs right after another's server did its work.
+  // The keep-open pair first, then the transient pair: each open makes a server work on in the background
+  // (diagnostics, re-parsing), which would land in the keep-open figures of the same round.
+  const rounds = [
+    ...Array.from({ length: plan.rounds }, (_, r) => ({ r, active: contenderNames.slice(0, 2) })),
+    ...Array.from({ length: plan.transientRounds }, (_, r) => ({ r, active: contenderNames.slice(2) }))
+  ]
+  for (const { active, r } of rounds) {
+    // Rotating order, so that neither contender always runs right after the other's server did its work.
     const order = active.map((_, i) => active[(i + r) % active.length]!)
     for (const name of order) {
       const transient = name === "transient" || name === "rawTransient"
@@ -439,9 +444,10 @@ export const retainedSection = (result: RetainedResult, options: Options): Secti
     "first and the last pass): clangd answers from its preamble and background index only once built. The " +
     "keep-open contenders then run 1,500 warm-up queries each: V8 compiles the stack's code only as it gets " +
     "hot, so the first queries cost more (see the notes), and the timed rounds measure the steady state of a " +
-    "long-lived host. Rounds interleave the contenders in " +
-    "rotating order with the same query sequence; the transient ones run in the first rounds only, fewer " +
-    "queries (a clangd open re-parses the file and its headers). clangd is /usr/bin/clangd with the CLI " +
+    "long-lived host. The keep-open pair's rounds come first, then the transient pair's (each open sets a " +
+    "server working in the background, which would land in the keep-open figures of the same round); within a " +
+    "pair, rounds alternate the two in rotating order with the same query sequence. The transient pair runs " +
+    "fewer rounds and queries (a clangd open re-parses the file and its headers). clangd is /usr/bin/clangd with the CLI " +
     "preset's arguments (none) and readiness (`quietMs` 500); its workspace is the compat fixture with " +
     "absolute compile commands plus a generated 300-line C++ file including standard headers. The ratio " +
     "judged is the median of the per-round ratios of medians.",
