@@ -3,6 +3,7 @@
  * against the raw client on its own server instance for the same workspace, the same sequence of queries.
  */
 import { type Contenders, timedRaw } from "./support/contenders.js"
+import { type AboveHost, measureAboveHost } from "./support/ours.js"
 import { ms, type Options, ratio, ratioSummary, type Section, type Table, type Target } from "./support/report.js"
 import { median, pairedRatio, round, rounded, summarize, type Summary } from "./support/stats.js"
 
@@ -26,6 +27,8 @@ export interface LatencyPart {
   readonly medianRatioByRound: Summary
   /** Median of ours minus median of the raw client, per round, in ms. */
   readonly medianDifferenceByRound: Summary
+  /** The layers above the host over a provider that answers at once (measured with the fake server's part). */
+  readonly aboveHost?: AboveHost
 }
 
 // Long warm-ups: V8 keeps compiling the stack's code for the first few thousand queries (measured: on
@@ -73,7 +76,11 @@ export const measureLatency = async (contenders: Contenders, options: Options): 
       if (contender !== "seam") medians[contender].push(median(taken))
     }
   }
+  const aboveHost = kind.spec.name === "fake"
+    ? await measureAboveHost({ warmup, count: options.quick ? 50 : 1000 })
+    : undefined
   return {
+    ...(aboveHost === undefined ? {} : { aboveHost }),
     label: kind.label,
     server: kind.spec.name,
     warmup,
@@ -176,11 +183,24 @@ export const latencySection = (parts: ReadonlyArray<LatencyPart>, options: Optio
       "is the bench process's user + system time per query over the timed rounds, all its threads (V8's GC " +
       "helpers, libuv's pool); the servers' CPU is not in it.",
     tables: parts.map(table),
-    notes: parts.map((part) =>
-      `${part.label}, the first ${part.cold.queries} warm-up queries (code not yet compiled by V8): ours ` +
-      `${ms(part.cold.ours)} ms, raw ${ms(part.cold.raw)} ms median (${ratio(part.cold.ours / part.cold.raw)}); ` +
-      `the timed rounds come after ${part.warmup} warm-up queries each.`
-    ),
+    notes: [
+      ...parts.map((part) =>
+        `${part.label}, the first ${part.cold.queries} warm-up queries (code not yet compiled by V8): ours ` +
+        `${ms(part.cold.ours)} ms, raw ${ms(part.cold.raw)} ms median (${
+          ratio(part.cold.ours / part.cold.raw)
+        }); the timed rounds come after ${part.warmup} warm-up queries each.`
+      ),
+      ...parts.flatMap((part) =>
+        part.aboveHost === undefined ? [] : [
+          "Above the host, with no host and no server (an in-memory provider answers at once; medians per call " +
+          `after the same warm-up): \`LspService.query\` ${ms(part.aboveHost.seam)} ms, the seam under the ` +
+          `tool's deadline and time budget (\`budgetedQuery\`: a race of two fibers) ${
+            ms(part.aboveHost.budgeted)
+          } ms, the whole \`lsp\` tool call (validation, span, budget, rendering) ${ms(part.aboveHost.tool)} ms. ` +
+          "Every query pays this, whatever serves it."
+        ]
+      )
+    ],
     targets,
     data: parts.map((part) => ({
       ...part,

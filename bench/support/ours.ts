@@ -5,7 +5,7 @@
  * local Node platform, with the default tool configuration.
  */
 import { NodeContext } from "@effect/platform-node"
-import { type LspResult, LspService } from "@lsp-seam/lsp"
+import { LspProvider, LspResult, LspService } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -15,6 +15,7 @@ import * as LspSession from "../../packages/tool-lsp/src/LspSession.js"
 import * as LspToolHandler from "../../packages/tool-lsp/src/LspToolHandler.js"
 import type { Query, ServerSpec } from "./rawClient.js"
 import { hostConfig } from "./servers.js"
+import { median } from "./stats.js"
 
 export interface OursHost {
   /** Runs `count` queries on `workspace` one after another, cycling through `queries`; ms per query. */
@@ -128,5 +129,69 @@ export const startOurs = async (
         )
       ),
     dispose: () => runtime.dispose()
+  }
+}
+
+/** Medians, in ms per call, of the layers above the host, each over a provider that answers at once. */
+export interface AboveHost {
+  /** `LspService.query`: routing and the check of the provider's answer. */
+  readonly seam: number
+  /** `LspToolHandler.budgetedQuery`: the seam plus the deadline and the time budget (a race of two fibers). */
+  readonly budgeted: number
+  /** `LspToolHandler.run`: the whole tool call (validation, span, budget, rendering). */
+  readonly tool: number
+}
+
+/**
+ * Times the layers above the host, with no host and no server: an in-memory provider returns one location
+ * at once. What these cost is paid by every query whatever serves it.
+ */
+export const measureAboveHost = async (options: { readonly warmup: number; readonly count: number }) => {
+  const workspace = "/nonexistent-workspace"
+  const result = LspResult.locations([{
+    uri: `file://${workspace}/main.fake`,
+    range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } }
+  }], `file://${workspace}`)
+  const provider = LspProvider.make({
+    id: "instant",
+    extensionToLanguage: { fake: "fake" },
+    query: () => Effect.succeed(result)
+  })
+  const runtime = ManagedRuntime.make(LspService.layerProvider(provider).pipe(Layer.provideMerge(LspService.layer)))
+  const request = {
+    operation: "goToDefinition",
+    filePath: "main.fake",
+    position: { line: 1, character: 0 },
+    workspaceRoot: workspace
+  } as const
+  const session = LspSession.make(workspace)
+  const calls = {
+    seam: LspService.query(request),
+    budgeted: LspToolHandler.budgetedQuery(request, 60_000),
+    tool: LspToolHandler.run({ operation: "goToDefinition", file_path: "main.fake", line: 2, character: 1 }).pipe(
+      Effect.provideService(LspSession.LspSession, session)
+    )
+  }
+  const timedCalls = (call: Effect.Effect<unknown, unknown, LspService.LspService>, count: number) =>
+    runtime.runPromise(Effect.gen(function*() {
+      const samples: Array<number> = []
+      for (let i = 0; i < count; i++) {
+        const start = performance.now()
+        yield* call
+        samples.push(performance.now() - start)
+      }
+      return samples
+    }))
+  try {
+    const samples = { seam: [] as Array<number>, budgeted: [] as Array<number>, tool: [] as Array<number> }
+    for (const name of ["seam", "budgeted", "tool"] as const) await timedCalls(calls[name], options.warmup)
+    for (let round = 0; round < 5; round++) {
+      for (const name of ["seam", "budgeted", "tool"] as const) {
+        samples[name].push(...await timedCalls(calls[name], options.count))
+      }
+    }
+    return { seam: median(samples.seam), budgeted: median(samples.budgeted), tool: median(samples.tool) }
+  } finally {
+    await runtime.dispose()
   }
 }
