@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Ref, TestClock } from "effect"
 import * as FifoMutex from "../src/internal/fifoMutex.js"
+import { interruptAtOp } from "./support/interruptAtOp.js"
 
 describe("FifoMutex", () => {
   it.effect("hands the permit over strictly in arrival order", () =>
@@ -79,4 +80,46 @@ describe("FifoMutex", () => {
       yield* Fiber.interrupt(holder)
       assert.strictEqual(yield* mutex.withPermit(Effect.succeed(1)), 1)
     }))
+
+  // The host's pattern: take the permit inside the query's uninterruptible region, then run the query with a
+  // cleanup that releases it. An interruption at any operation must leave the permit released or never taken.
+  const query = (mutex: FifoMutex.FifoMutex, recorded: Ref.Ref<boolean>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        yield* mutex.acquireWith(restore)
+        yield* Ref.set(recorded, true)
+        yield* Effect.ensuring(restore(Effect.never), mutex.release)
+      })
+    )
+
+  for (const contended of [false, true]) {
+    it.live(
+      `acquireWith: a query interrupted at any operation never leaves the permit taken (${
+        contended ? "queued behind a holder" : "free permit"
+      })`,
+      () =>
+        Effect.gen(function*() {
+          let fired = 0
+          for (let k = 1; k <= 40; k++) {
+            const mutex = yield* FifoMutex.make
+            const recorded = yield* Ref.make(false)
+            if (contended) yield* mutex.acquire
+            const probe = interruptAtOp(k)
+            const fiber = yield* Effect.fork(query(mutex, recorded).pipe(Effect.withScheduler(probe.scheduler)))
+            yield* probe.target(fiber)
+            if (contended) {
+              yield* Effect.sleep(2)
+              yield* mutex.release
+            }
+            // Give the interruption time to land, then stop whatever is left of the query.
+            yield* Effect.sleep(5)
+            yield* Fiber.interrupt(fiber)
+            if (probe.fired()) fired += 1
+            const next = yield* mutex.acquire.pipe(Effect.timeout("1 second"), Effect.option)
+            assert.isTrue(next._tag === "Some", `the permit was left taken when interrupted at operation ${k}`)
+          }
+          assert.isAbove(fired, 5)
+        })
+    )
+  }
 })

@@ -9,8 +9,18 @@ import * as FiberId from "effect/FiberId"
  * late arrival can overtake; a waiter interrupted while queued simply leaves the queue.
  */
 export interface FifoMutex {
-  /** Waits for the permit; interruptible while waiting (when the caller is). Pair with `release`. */
+  /**
+   * Waits for the permit; interruptible while waiting (when the caller is). Pair with `release`. Taken
+   * from an interruptible caller, an interruption arriving just as the permit is taken can still fail this
+   * with the permit held: a caller that must release reliably uses `acquireWith`.
+   */
   readonly acquire: Effect.Effect<void>
+  /**
+   * Takes the permit from inside the caller's uninterruptible region (`Effect.uninterruptibleMask`), with
+   * the caller's `restore` around the wait alone: it succeeds holding the permit, or fails (interrupted
+   * while queued) without it, and nothing can come in between.
+   */
+  readonly acquireWith: (restore: Restore) => Effect.Effect<void>
   /** Hands the permit to the oldest waiter, or frees it. */
   readonly release: Effect.Effect<void>
   /** Runs `effect` holding the permit. */
@@ -18,6 +28,9 @@ export interface FifoMutex {
   /** How many callers are queued (not counting the holder). */
   readonly waiting: Effect.Effect<number>
 }
+
+/** The `restore` that `Effect.uninterruptibleMask` passes: the caller's interruptibility. */
+export type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
 /** Makes a mutex outside of an effect: it is plain state, so making one has no effect to describe. */
 export const unsafeMake = (): FifoMutex => {
@@ -33,7 +46,7 @@ export const unsafeMake = (): FifoMutex => {
 
   const release: Effect.Effect<void> = Effect.sync(handOver)
 
-  const acquire: Effect.Effect<void> = Effect.uninterruptibleMask((restore) =>
+  const acquireWith = (restore: Restore): Effect.Effect<void> =>
     Effect.suspend(() => {
       if (!locked) {
         locked = true
@@ -52,16 +65,17 @@ export const unsafeMake = (): FifoMutex => {
         )
       )
     })
-  )
+
+  const acquire: Effect.Effect<void> = Effect.uninterruptibleMask(acquireWith)
 
   // Not acquireUseRelease: it runs the acquisition uninterruptibly, and waiting in the queue must stay
   // interruptible.
   const withPermit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(restore(acquire), Effect.ensuring(restore(effect), release))
+      Effect.zipRight(acquireWith(restore), Effect.ensuring(restore(effect), release))
     )
 
-  return { acquire, release, withPermit, waiting: Effect.sync(() => waiters.length) }
+  return { acquire, acquireWith, release, withPermit, waiting: Effect.sync(() => waiters.length) }
 }
 
 export const make: Effect.Effect<FifoMutex> = Effect.sync(unsafeMake)

@@ -286,7 +286,9 @@ export const makeProviders = (
         const permit = yield* permitFor(workspace)
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
-            yield* restore(permit.acquire)
+            // Inside this query's uninterruptible region: holding the permit and reaching the cleanup below
+            // cannot be split by an interruption.
+            yield* permit.acquireWith(restore)
             const held: Held = { release: undefined, document: undefined }
             const exit = yield* Effect.exit(restore(Effect.gen(function*() {
               // The file is read when this query's turn comes, and before any server is started.
