@@ -11,6 +11,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
@@ -71,6 +72,8 @@ interface Entry<A> {
   /** Callers waiting for the start; when the last one gives up, the start is abandoned. */
   waiters: number
   readonly abandon: Deferred.Deferred<void>
+  /** The fiber running the start; set in the step that creates the entry. */
+  launcher: Fiber.RuntimeFiber<void> | undefined
   readonly startedAt: number
   lastUsedAt: number
   inUse: number
@@ -110,8 +113,11 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
 
     /** Removes the entry and closes its scope on a fiber of the pool, so the caller does not wait. */
     const retire = (entry: Entry<A>, started: Started<A>) =>
-      Effect.suspend(() =>
-        remove(entry) ? Effect.asVoid(Effect.forkIn(Scope.close(started.scope, Exit.void), owner)) : Effect.void
+      // Uninterruptible: an entry removed from the map must have its scope closed.
+      Effect.uninterruptible(
+        Effect.suspend(() =>
+          remove(entry) ? Effect.asVoid(Effect.forkIn(Scope.close(started.scope, Exit.void), owner)) : Effect.void
+        )
       )
 
     // Shuts the value down once nobody has used it for `idleTimeoutMs`; lives in the value's own scope.
@@ -127,30 +133,39 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         }
       })
 
-    // The start runs on a fiber of its own, so one caller giving up does not abort it for the others.
+    // The start runs on a fiber of its own, so one caller giving up does not abort it for the others. The
+    // fiber is uninterruptible except for the start itself, so that however it is interrupted (the pool
+    // closing) it settles its entry; and the start opts in explicitly, since forked from an uninterruptible
+    // step it would otherwise inherit that, and closing the pool would wait for the start to finish.
     const launch = (entry: Entry<A>, recipe: Recipe<A>) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function*() {
-          const scope = yield* Scope.fork(owner, ExecutionStrategy.sequential)
-          const abandoned = Deferred.await(entry.abandon).pipe(
-            Effect.zipRight(LspError.disposed("Every caller gave up waiting for the language server to start."))
-          )
-          const exit = yield* Effect.exit(restore(Effect.raceFirst(Scope.extend(recipe.start, scope), abandoned)))
-          if (Exit.isSuccess(exit)) {
-            const started = { value: exit.value, scope }
-            entry.lastUsedAt = yield* Clock.currentTimeMillis
-            // Forked from the uninterruptible part of the launch: it must opt back in, or closing the scope
-            // would wait for it forever.
-            yield* Effect.forkIn(Effect.interruptible(idleWatch(entry, started, recipe.idleTimeoutMs)), scope)
-            entry.ready = started
-            yield* Deferred.succeed(entry.started, started)
-            return
-          }
-          remove(entry)
-          yield* Scope.close(scope, exit)
-          yield* Deferred.failCause(entry.started, exit.cause)
-        })
-      ).pipe(Effect.forkIn(owner))
+      Effect.gen(function*() {
+        const scope = yield* Scope.fork(owner, ExecutionStrategy.sequential)
+        const abandoned = Effect.zipRight(Deferred.await(entry.abandon), abandonedError())
+        const exit = yield* Effect.exit(
+          Effect.interruptible(Effect.raceFirst(Scope.extend(recipe.start, scope), abandoned))
+        )
+        if (Exit.isSuccess(exit) && entries.get(entry.key) !== entry) {
+          // Abandoned (or the pool closed) just as the start succeeded: nobody will use it.
+          yield* Scope.close(scope, Exit.void)
+          yield* Deferred.fail(entry.started, abandonedError())
+          return
+        }
+        if (Exit.isSuccess(exit)) {
+          const started = { value: exit.value, scope }
+          entry.lastUsedAt = yield* Clock.currentTimeMillis
+          yield* Effect.forkIn(Effect.interruptible(idleWatch(entry, started, recipe.idleTimeoutMs)), scope)
+          entry.ready = started
+          yield* Deferred.succeed(entry.started, started)
+          // A caller waiting for room may now replace it, if its own waiters have gone.
+          signal()
+          return
+        }
+        remove(entry)
+        yield* Scope.close(scope, exit)
+        yield* Deferred.failCause(entry.started, exit.cause)
+      }).pipe(Effect.uninterruptible, Effect.forkIn(owner))
+
+    const abandonedError = () => LspError.disposed("Every caller gave up waiting for the language server to start.")
 
     const awaitStart = (entry: Entry<A>) =>
       Effect.acquireUseRelease(
@@ -161,7 +176,11 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         () =>
           Effect.suspend(() => {
             entry.waiters -= 1
-            return entry.waiters > 0 ? Effect.void : Deferred.succeed(entry.abandon, undefined)
+            if (entry.waiters > 0 || entry.ready !== undefined) return Effect.void
+            // The last waiter gave up: the start is abandoned, and leaves the map at once, so that a caller
+            // arriving now starts afresh instead of joining a start that is being called off.
+            remove(entry)
+            return Deferred.succeed(entry.abandon, undefined)
           })
       )
 
@@ -207,6 +226,28 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
       return { _tag: "Entry", entry, fresh: true }
     }
 
+    /**
+     * `find`, and for a new entry the close of the one it replaces and the launch of its start, in one
+     * uninterruptible step: an entry in the map always has a start running (or done), and a replaced one
+     * always has its scope closed.
+     */
+    const claim = (key: string, recipe: Recipe<A>, fresh: () => Entry<A>): Effect.Effect<Found> =>
+      Effect.uninterruptible(Effect.suspend(() => {
+        const found = find(key, Deferred.unsafeMake<void>(FiberId.none), fresh)
+        if (found._tag !== "Entry" || !found.fresh) return Effect.succeed(found)
+        const { entry, replace } = found
+        const closeReplaced = replace?.ready === undefined
+          ? Effect.void
+          : Effect.sync(signal).pipe(Effect.zipRight(Effect.forkIn(Scope.close(replace.ready.scope, Exit.void), owner)))
+        return closeReplaced.pipe(
+          Effect.zipRight(launch(entry, recipe)),
+          Effect.map((launcher) => {
+            entry.launcher = launcher
+            return found
+          })
+        )
+      }))
+
     /** The entry for `key`: the existing one, or a new one once there is room for it. */
     const entryFor = (key: string, recipe: Recipe<A>): Effect.Effect<Entry<A>, LspError.LspError> =>
       Effect.gen(function*() {
@@ -221,12 +262,13 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
             ready: undefined,
             waiters: 0,
             abandon: Deferred.unsafeMake<void>(FiberId.none),
+            launcher: undefined,
             startedAt: now,
             lastUsedAt: now,
             inUse: 0,
             leases: 0
           })
-          const found = find(key, Deferred.unsafeMake<void>(FiberId.none), fresh)
+          const found = yield* claim(key, recipe, fresh)
           switch (found._tag) {
             case "Disposed":
               return yield* disposedError()
@@ -235,11 +277,6 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
               yield* Deferred.await(found.wake)
               continue
             case "Entry":
-              if (found.replace?.ready !== undefined) {
-                signal()
-                yield* Effect.forkIn(Scope.close(found.replace.ready.scope, Exit.void), owner)
-              }
-              if (found.fresh) yield* launch(found.entry, recipe)
               return found.entry
           }
         }
@@ -274,6 +311,8 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         }
         // Checked again: the pool may have closed while this caller waited.
         if (disposed) return yield* disposedError()
+        // It may also have been replaced or timed out idle meanwhile: its server is then going away.
+        if (entries.get(key) !== entry) return yield* lease(key, recipe, keep)
         take(entry, keep)
         return value
       })
@@ -306,10 +345,14 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         yield* Effect.forEach(
           all,
           (entry) =>
-            Deferred.await(entry.started).pipe(
-              Effect.flatMap(({ scope }) => Scope.close(scope, Exit.void)),
-              Effect.ignore
-            ),
+            Effect.gen(function*() {
+              // The launcher settles its entry however it ends (it is uninterruptible but for the start);
+              // failing what is still pending once it has ended costs nothing and rules out waiting forever.
+              if (entry.launcher !== undefined) yield* Fiber.await(entry.launcher)
+              yield* Deferred.fail(entry.started, disposedError())
+              const { scope } = yield* Deferred.await(entry.started)
+              yield* Scope.close(scope, Exit.void)
+            }).pipe(Effect.ignore),
           { concurrency: "unbounded", discard: true }
         )
       })
