@@ -92,6 +92,13 @@ export interface Connection {
   /** Sends a notification; succeeds once it has been written. */
   readonly notify: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspError>
   /**
+   * Queues a notification without waiting for it to be written: it goes out in order with everything
+   * queued before and after it, often in the same write. Fails only when the connection has already failed
+   * or its output is closed; a write that fails later makes the connection fatal, which every pending and
+   * later call reports.
+   */
+  readonly post: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspError>
+  /**
    * Writes what is queued, then ends the output (closing the server's input), and waits until that is
    * done or the connection has failed. Later messages fail with `LSP_DISPOSED`.
    */
@@ -421,6 +428,12 @@ export const make = (
           return Either.isLeft(queued) ? Effect.fail(queued.left) : Deferred.await(written)
         }))
 
+    const post = (method: string, params?: unknown): Effect.Effect<void, LspError.LspError> =>
+      Effect.suspend(() => {
+        const queued = enqueue(Message.notification(method, params))
+        return Either.isLeft(queued) ? Effect.fail(queued.left) : Effect.void
+      })
+
     const awaitCancelled: Effect.Effect<boolean> = Effect.suspend(() =>
       Effect.forEach(Array.from(cancellations), Deferred.await, { discard: true })
     ).pipe(Effect.map(() => !anyCancelExpired))
@@ -440,6 +453,7 @@ export const make = (
     return {
       request,
       notify,
+      post,
       closeOutput,
       awaitCancelled,
       fail: fatal,

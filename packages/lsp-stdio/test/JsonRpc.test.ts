@@ -147,6 +147,36 @@ describe("JsonRpc requests and notifications", () => {
       yield* Fiber.interrupt(requested)
     }))
 
+  it.scoped("post returns without waiting for the write, and its frame keeps its place among the others", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect()
+      yield* server.holdWrites
+      // Returns while every write is held: nothing waits on a server that does not read.
+      yield* connection.post("first", { n: 1 })
+      const requested = yield* Effect.fork(connection.request("second", {}))
+      yield* Effect.yieldNow()
+      yield* connection.post("third")
+      yield* server.releaseWrites
+      const written = yield* Effect.forEach([1, 2, 3], () => server.take)
+      assert.deepStrictEqual(written, [
+        { jsonrpc: "2.0", method: "first", params: { n: 1 } },
+        { jsonrpc: "2.0", id: 1, method: "second", params: {} },
+        { jsonrpc: "2.0", method: "third" }
+      ])
+      yield* Fiber.interrupt(requested)
+    }))
+
+  it.scoped("post fails with the connection's reason once it has failed, and with LSP_DISPOSED once closed", () =>
+    Effect.gen(function*() {
+      const closing = yield* connect()
+      yield* closing.connection.closeOutput
+      assert.strictEqual((yield* errorOf(closing.connection.post("late"))).code, "LSP_DISPOSED")
+      const { connection } = yield* connect()
+      const reason = LspError.serverExited("The server exited.")
+      yield* connection.fail(reason)
+      assertSameError(yield* errorOf(connection.post("later")), reason)
+    }))
+
   it.scoped("closeOutput writes what is queued first, then ends the output; later messages are refused", () =>
     Effect.gen(function*() {
       const { connection, server } = yield* connect()

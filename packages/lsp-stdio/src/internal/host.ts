@@ -240,9 +240,10 @@ export const makeProviders = (
               sync: instance.capabilities.textDocumentSync
             })
           } else {
-            // Opening and remembering that we opened happen together, so cleanup knows whether to close.
+            // Opening and remembering that we opened happen together, so cleanup knows whether to close. The
+            // request queued next goes out in the same write, and nothing waits on a server not reading.
             yield* Effect.uninterruptible(
-              instance.connection.notify("textDocument/didOpen", {
+              instance.connection.post("textDocument/didOpen", {
                 textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
               }).pipe(Effect.zipRight(Effect.sync(() => {
                 held.document = { instance, key, uri: source.uri }
@@ -275,7 +276,7 @@ export const makeProviders = (
           return yield* pool.evict(key, instance)
         }
         if (uri === null || !(yield* instance.isAlive)) return
-        yield* instance.connection.notify("textDocument/didClose", { textDocument: { uri } }).pipe(
+        yield* instance.connection.post("textDocument/didClose", { textDocument: { uri } }).pipe(
           Effect.catchAll(() => pool.evict(key, instance))
         )
       })

@@ -50,7 +50,7 @@ const diskState = (services: FileServices, path: string) =>
   )
 
 const close = (connection: JsonRpc.Connection, document: RetainedDocument) =>
-  connection.notify("textDocument/didClose", { textDocument: { uri: document.uri } })
+  connection.post("textDocument/didClose", { textDocument: { uri: document.uri } })
 
 /**
  * Sends the whole new text. A server that takes no didChange at all (sync kind None) gets the document
@@ -58,13 +58,13 @@ const close = (connection: JsonRpc.Connection, document: RetainedDocument) =>
  */
 const change = (connection: JsonRpc.Connection, document: RetainedDocument, text: string, canChange: boolean) =>
   canChange
-    ? connection.notify("textDocument/didChange", {
+    ? connection.post("textDocument/didChange", {
       textDocument: { uri: document.uri, version: document.version },
       contentChanges: [{ text }]
     })
     : Effect.zipRight(
       close(connection, document),
-      connection.notify("textDocument/didOpen", {
+      connection.post("textDocument/didOpen", {
         textDocument: { uri: document.uri, languageId: document.languageId, version: document.version, text }
       })
     )
@@ -152,7 +152,7 @@ export const prepare = (
     let current: RetainedDocument
     if (held === undefined) {
       current = { path: source.path, uri: source.uri, languageId: options.languageId, version: 1, hash, ...disk }
-      yield* connection.notify("textDocument/didOpen", {
+      yield* connection.post("textDocument/didOpen", {
         textDocument: { uri: source.uri, languageId: options.languageId, version: 1, text: source.text }
       })
     } else if (held.hash !== hash) {
