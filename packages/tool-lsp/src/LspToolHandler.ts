@@ -53,19 +53,22 @@ export const budgetedQuery = (
  * @since 0.1.0
  * @category execution
  */
-export const run: (
+export const run = (
   args: unknown,
-  config?: LspToolConfig.LspToolConfig
-) => Effect.Effect<LspToolOutput.LspToolOutput, LspError.LspError, LspService.LspService | LspSession> = Effect.fn(
-  "LspToolHandler.run"
-)(function*(args: unknown, config: LspToolConfig.LspToolConfig = LspToolConfig.defaults) {
-  const input = yield* LspToolInput.validate(args)
-  yield* Effect.annotateCurrentSpan({ operation: input.operation, filePath: input.file_path })
-  const session = yield* LspSession
-  const workspaceRoot = yield* Option.match(session.workingDirectory, {
-    onNone: () => Effect.fail(workspaceRequired()),
-    onSome: Effect.succeed
-  })
-  const result = yield* budgetedQuery(LspToolInput.toQueryRequest(input, workspaceRoot), config.timeoutMs)
-  return LspToolOutput.make(result, LspToolRender.render(result, config))
-})
+  config: LspToolConfig.LspToolConfig = LspToolConfig.defaults
+): Effect.Effect<LspToolOutput.LspToolOutput, LspError.LspError, LspService.LspService | LspSession> =>
+  Effect.gen(function*() {
+    const input = yield* LspToolInput.validate(args)
+    yield* Effect.annotateCurrentSpan({ operation: input.operation, filePath: input.file_path })
+    const session = yield* LspSession
+    const workspaceRoot = yield* Option.match(session.workingDirectory, {
+      onNone: () => Effect.fail(workspaceRequired()),
+      onSome: Effect.succeed
+    })
+    const result = yield* budgetedQuery(LspToolInput.toQueryRequest(input, workspaceRoot), config.timeoutMs)
+    return LspToolOutput.make(result, LspToolRender.render(result, config))
+  }).pipe(
+    // A span per call, without capturing a stack trace (Effect.fn captures one on every call, which costs
+    // more than the rest of the span).
+    Effect.withSpan("LspToolHandler.run", { captureStackTrace: false })
+  )
