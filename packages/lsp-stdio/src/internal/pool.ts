@@ -38,6 +38,9 @@ export interface EntryStatus<A> {
   readonly leases: number
 }
 
+/** The `restore` of `Effect.uninterruptibleMask`: the caller's own interruptibility. */
+type Restore = <X, E, R>(effect: Effect.Effect<X, E, R>) => Effect.Effect<X, E, R>
+
 /** Ends a lease; synchronous, so that it can run anywhere (a finaliser, a cleanup) and runs at most once. */
 export type Release = () => void
 
@@ -69,7 +72,11 @@ interface Entry<A> {
   readonly started: Deferred.Deferred<Started<A>, LspError.LspError>
   /** The started value once the start succeeded: the common case reads it without polling `started`. */
   ready: Started<A> | undefined
-  /** Callers waiting for the start; when the last one gives up, the start is abandoned. */
+  /**
+   * Callers that found this entry and have not yet taken their lease or given up (claimants): counted in
+   * the step that finds the entry. When the last one gives up on a start, the start is abandoned; an entry
+   * with claimants is never chosen for replacement.
+   */
   waiters: number
   readonly abandon: Deferred.Deferred<void>
   /** The fiber running the start; set in the step that creates the entry. */
@@ -90,7 +97,9 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
   Scope.Scope
 > =>
   Effect.gen(function*() {
-    const owner = yield* Effect.scope
+    // Everything the pool starts lives in a scope of its own, closed after the pool's finaliser (which runs
+    // first, refusing new leases and settling waiters) and in parallel: servers stop concurrently.
+    const owner = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
     const clock = yield* Effect.clock
     const entries = new Map<string, Entry<A>>()
     let disposed = false
@@ -126,10 +135,11 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         while (true) {
           const now = yield* Clock.currentTimeMillis
           const idleFor = now - entry.lastUsedAt
-          if (entry.inUse === 0 && idleFor >= idleTimeoutMs) {
+          if (entry.inUse === 0 && entry.waiters === 0 && idleFor >= idleTimeoutMs) {
             return yield* retire(entry, started)
           }
-          yield* Effect.sleep(Math.max(1, idleTimeoutMs - idleFor))
+          // In use: look again a whole timeout later (the lease's end restarts the count anyway).
+          yield* Effect.sleep(Math.max(1, entry.inUse > 0 ? idleTimeoutMs : idleTimeoutMs - idleFor))
         }
       })
 
@@ -144,17 +154,21 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         const exit = yield* Effect.exit(
           Effect.interruptible(Effect.raceFirst(Scope.extend(recipe.start, scope), abandoned))
         )
-        if (Exit.isSuccess(exit) && entries.get(entry.key) !== entry) {
-          // Abandoned (or the pool closed) just as the start succeeded: nobody will use it.
-          yield* Scope.close(scope, Exit.void)
-          yield* Deferred.fail(entry.started, abandonedError())
-          return
-        }
         if (Exit.isSuccess(exit)) {
           const started = { value: exit.value, scope }
-          entry.lastUsedAt = yield* Clock.currentTimeMillis
+          // Kept only if still pooled, decided in the same step that publishes it.
+          const kept = entries.get(entry.key) === entry
+          if (kept) {
+            entry.ready = started
+            entry.lastUsedAt = clock.unsafeCurrentTimeMillis()
+          }
+          if (!kept) {
+            // Abandoned, or the pool closed, just as the start succeeded: nobody will use it.
+            yield* Scope.close(scope, Exit.void)
+            yield* Deferred.fail(entry.started, disposed ? disposedError() : abandonedError())
+            return
+          }
           yield* Effect.forkIn(Effect.interruptible(idleWatch(entry, started, recipe.idleTimeoutMs)), scope)
-          entry.ready = started
           yield* Deferred.succeed(entry.started, started)
           // A caller waiting for room may now replace it, if its own waiters have gone.
           signal()
@@ -167,28 +181,11 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
 
     const abandonedError = () => LspError.disposed("Every caller gave up waiting for the language server to start.")
 
-    const awaitStart = (entry: Entry<A>) =>
-      Effect.acquireUseRelease(
-        Effect.sync(() => {
-          entry.waiters += 1
-        }),
-        () => Deferred.await(entry.started),
-        () =>
-          Effect.suspend(() => {
-            entry.waiters -= 1
-            if (entry.waiters > 0 || entry.ready !== undefined) return Effect.void
-            // The last waiter gave up: the start is abandoned, and leaves the map at once, so that a caller
-            // arriving now starts afresh instead of joining a start that is being called off.
-            remove(entry)
-            return Deferred.succeed(entry.abandon, undefined)
-          })
-      )
-
     /** The least recently used started entry that nobody is using, if any. */
     const idlest = () => {
       let best: Entry<A> | undefined
       for (const entry of entries.values()) {
-        if (entry.ready === undefined || entry.inUse > 0) continue
+        if (entry.ready === undefined || entry.inUse > 0 || entry.waiters > 0) continue
         if (best === undefined || entry.lastUsedAt < best.lastUsedAt) best = entry
       }
       return best
@@ -198,7 +195,8 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
 
     /**
      * One synchronous look at the pool for `key`: the existing entry, a new one when there is room (or an
-     * idle one to replace), or a wake-up to wait for when every entry is busy.
+     * idle one to replace), or a wake-up to wait for when every entry is busy. The caller becomes a
+     * claimant of the entry it gets, in this same step.
      */
     type Found =
       | { readonly _tag: "Entry"; readonly entry: Entry<A>; readonly fresh: boolean; readonly replace?: Entry<A> }
@@ -208,7 +206,10 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
     const find = (key: string, wakeCandidate: Deferred.Deferred<void>, fresh: () => Entry<A>): Found => {
       if (disposed) return { _tag: "Disposed" }
       const existing = entries.get(key)
-      if (existing !== undefined) return { _tag: "Entry", entry: existing, fresh: false }
+      if (existing !== undefined) {
+        existing.waiters += 1
+        return { _tag: "Entry", entry: existing, fresh: false }
+      }
       if (entries.size >= options.maxEntries) {
         const victim = idlest()
         if (victim === undefined) {
@@ -218,10 +219,12 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         // Make room now, in this same step, so that no other caller can take the freed slot first.
         entries.delete(victim.key)
         const entry = fresh()
+        entry.waiters = 1
         entries.set(key, entry)
         return { _tag: "Entry", entry, fresh: true, replace: victim }
       }
       const entry = fresh()
+      entry.waiters = 1
       entries.set(key, entry)
       return { _tag: "Entry", entry, fresh: true }
     }
@@ -248,13 +251,23 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         )
       }))
 
-    /** The entry for `key`: the existing one, or a new one once there is room for it. */
-    const entryFor = (key: string, recipe: Recipe<A>): Effect.Effect<Entry<A>, LspError.LspError> =>
+    /**
+     * The entry for `key`, the caller registered as its claimant: the existing one, or a new one once there
+     * is room for it. Runs in the caller's uninterruptible region; only the wait for room is interruptible.
+     */
+    const entryFor = (
+      key: string,
+      recipe: Recipe<A>,
+      restore: Restore
+    ): Effect.Effect<Entry<A>, LspError.LspError> =>
       Effect.gen(function*() {
         while (true) {
           // The common case, a live entry, allocates nothing.
           const existing = entries.get(key)
-          if (existing !== undefined && !disposed) return existing
+          if (existing !== undefined && !disposed) {
+            existing.waiters += 1
+            return existing
+          }
           const now = yield* Clock.currentTimeMillis
           const fresh = (): Entry<A> => ({
             key,
@@ -274,7 +287,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
               return yield* disposedError()
             case "Full":
               // Every server is busy or starting: wait, within the caller's budget, for one to become idle.
-              yield* Deferred.await(found.wake)
+              yield* restore(Deferred.await(found.wake))
               continue
             case "Entry":
               return found.entry
@@ -283,39 +296,62 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
       })
 
     /** Takes the lease on a started entry, in one step with handing its release to the caller. */
-    const take = (entry: Entry<A>, keep: (release: Release) => void) => {
+    const take = (entry: Entry<A>, keep: (release: Release) => void): Release => {
       entry.inUse += 1
       entry.leases += 1
       let released = false
-      keep(() => {
+      const release = () => {
         if (released) return
         released = true
         entry.inUse -= 1
         entry.lastUsedAt = clock.unsafeCurrentTimeMillis()
         signal()
-      })
+      }
+      keep(release)
+      return release
     }
 
-    const lease = (
+    /**
+     * One lease, in the caller's uninterruptible region (`restore` gives the waits back the caller's
+     * interruptibility): claim the entry, wait for its start, then give up the claim and take the lease in
+     * one step, so that no one can replace the entry in between.
+     */
+    const leaseWith = (
       key: string,
       recipe: Recipe<A>,
-      keep: (release: Release) => void
+      keep: (release: Release) => void,
+      restore: Restore
     ): Effect.Effect<A, LspError.LspError> =>
       Effect.gen(function*() {
-        const entry = yield* entryFor(key, recipe)
-        // A started entry needs no waiting (nor the bookkeeping that lets waiters abandon a start).
-        const { value } = entry.ready ?? (yield* awaitStart(entry))
-        if (!(yield* value.isAlive)) {
-          yield* evict(key, value)
-          return yield* lease(key, recipe, keep)
+        const entry = yield* entryFor(key, recipe, restore)
+        // A started entry needs no waiting.
+        const waited: Exit.Exit<unknown, LspError.LspError> = entry.ready === undefined
+          ? yield* Effect.exit(restore(Deferred.await(entry.started)))
+          : Exit.void
+        entry.waiters -= 1
+        if (Exit.isFailure(waited)) {
+          // The last claimant giving up on a start abandons it; it leaves the map at once, so that a caller
+          // arriving now starts afresh instead of joining a start that is being called off.
+          if (entry.waiters === 0 && entry.ready === undefined && remove(entry)) {
+            yield* Deferred.succeed(entry.abandon, undefined)
+          }
+          return yield* Effect.failCause(waited.cause)
         }
-        // Checked again: the pool may have closed while this caller waited.
         if (disposed) return yield* disposedError()
-        // It may also have been replaced or timed out idle meanwhile: its server is then going away.
-        if (entries.get(key) !== entry) return yield* lease(key, recipe, keep)
-        take(entry, keep)
+        // Replaced or timed out idle while this caller waited: its server is going away.
+        if (entries.get(key) !== entry || entry.ready === undefined) return yield* leaseWith(key, recipe, keep, restore)
+        const { value } = entry.ready
+        const release = take(entry, keep)
+        if (!(yield* value.isAlive)) {
+          release()
+          yield* evict(key, value)
+          return yield* leaseWith(key, recipe, keep, restore)
+        }
         return value
       })
+
+    const lease = (key: string, recipe: Recipe<A>, keep: (release: Release) => void) =>
+      Effect.uninterruptibleMask((restore) => leaseWith(key, recipe, keep, restore))
 
     const evict = (key: string, value: A): Effect.Effect<void> =>
       Effect.suspend(() => {
@@ -341,18 +377,19 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         const all = [...entries.values()]
         entries.clear()
         signal()
-        yield* Effect.forEach(all, (entry) => Deferred.succeed(entry.abandon, undefined), { discard: true })
+        // Claimants waiting for a start learn at once; the starts are called off.
+        for (const entry of all) {
+          yield* Deferred.fail(entry.started, disposedError())
+          yield* Deferred.succeed(entry.abandon, undefined)
+        }
         yield* Effect.forEach(
           all,
           (entry) =>
             Effect.gen(function*() {
-              // The launcher settles its entry however it ends (it is uninterruptible but for the start);
-              // failing what is still pending once it has ended costs nothing and rules out waiting forever.
+              // A start that was running closes its own scope (it finds itself no longer pooled).
               if (entry.launcher !== undefined) yield* Fiber.await(entry.launcher)
-              yield* Deferred.fail(entry.started, disposedError())
-              const { scope } = yield* Deferred.await(entry.started)
-              yield* Scope.close(scope, Exit.void)
-            }).pipe(Effect.ignore),
+              if (entry.ready !== undefined) yield* Scope.close(entry.ready.scope, Exit.void)
+            }),
           { concurrency: "unbounded", discard: true }
         )
       })
