@@ -102,18 +102,29 @@ const refreshOthers = (
         ? yield* Effect.option(readSourceWith(services, workspace, document.path, maxDocumentBytes))
         : Option.none<Source>()
       if (Option.isNone(source) || Option.isNone(disk)) {
-        yield* close(connection, document)
-        yield* Ref.update(set, (map) => without(map, document.uri))
+        yield* sendAndRecord(close(connection, document), Ref.update(set, (map) => without(map, document.uri)))
         continue
       }
       const hash = hashOf(source.value.text)
       const updated = hash === document.hash
         ? { ...document, size: disk.value.size, mtimeMs: disk.value.mtimeMs }
         : { ...document, size: disk.value.size, mtimeMs: disk.value.mtimeMs, hash, version: document.version + 1 }
-      if (updated.version !== document.version) yield* change(connection, updated, source.value.text, canChange)
-      yield* Ref.update(set, (map) => new Map(map).set(document.uri, updated))
+      yield* sendAndRecord(
+        updated.version !== document.version ? change(connection, updated, source.value.text, canChange) : Effect.void,
+        Ref.update(set, (map) => new Map(map).set(document.uri, updated))
+      )
     }
   })
+
+/**
+ * Queues what the server must be told and records what it then holds, with no interruption in between:
+ * otherwise the set and the server could disagree (a second didOpen, a version sent twice). Queuing does
+ * not wait for the server, so this cannot block.
+ */
+const sendAndRecord = (
+  send: Effect.Effect<void, LspError.LspError>,
+  record: Effect.Effect<void>
+): Effect.Effect<void, LspError.LspError> => Effect.uninterruptible(Effect.zipRight(send, record))
 
 const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
   const next = new Map(map)
@@ -150,23 +161,25 @@ export const prepare = (
     const hash = hashOf(source.text)
     const held = (yield* Ref.get(set)).get(source.uri)
     let current: RetainedDocument
+    let send: Effect.Effect<void, LspError.LspError>
     if (held === undefined) {
       current = { path: source.path, uri: source.uri, languageId: options.languageId, version: 1, hash, ...disk }
-      yield* connection.post("textDocument/didOpen", {
+      send = connection.post("textDocument/didOpen", {
         textDocument: { uri: source.uri, languageId: options.languageId, version: 1, text: source.text }
       })
     } else if (held.hash !== hash) {
       current = { ...held, ...disk, hash, version: held.version + 1 }
-      yield* change(connection, current, source.text, canChange)
+      send = change(connection, current, source.text, canChange)
     } else {
       current = { ...held, ...disk }
+      send = Effect.void
     }
     // Re-inserting moves the document to the most recently used end.
     const ordered = new Map(without(yield* Ref.get(set), source.uri)).set(source.uri, current)
     const overflow = [...ordered.values()].slice(0, Math.max(0, ordered.size - options.maxDocuments))
-    for (const document of overflow) {
-      yield* close(connection, document)
-      ordered.delete(document.uri)
-    }
-    yield* Ref.set(set, ordered)
+    for (const document of overflow) ordered.delete(document.uri)
+    yield* sendAndRecord(
+      Effect.zipRight(send, Effect.forEach(overflow, (document) => close(connection, document), { discard: true })),
+      Ref.set(set, ordered)
+    )
   })
