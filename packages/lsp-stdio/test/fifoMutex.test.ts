@@ -83,11 +83,10 @@ describe("FifoMutex", () => {
 
   // The host's pattern: take the permit inside the query's uninterruptible region, then run the query with a
   // cleanup that releases it. An interruption at any operation must leave the permit released or never taken.
-  const query = (mutex: FifoMutex.FifoMutex, recorded: Ref.Ref<boolean>) =>
+  const query = (mutex: FifoMutex.FifoMutex) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         yield* mutex.acquireWith(restore)
-        yield* Ref.set(recorded, true)
         yield* Effect.ensuring(restore(Effect.never), mutex.release)
       })
     )
@@ -102,10 +101,9 @@ describe("FifoMutex", () => {
           let fired = 0
           for (let k = 1; k <= 40; k++) {
             const mutex = yield* FifoMutex.make
-            const recorded = yield* Ref.make(false)
             if (contended) yield* mutex.acquire
             const probe = interruptAtOp(k)
-            const fiber = yield* Effect.fork(query(mutex, recorded).pipe(Effect.withScheduler(probe.scheduler)))
+            const fiber = yield* Effect.fork(query(mutex).pipe(Effect.withScheduler(probe.scheduler)))
             yield* probe.target(fiber)
             if (contended) {
               yield* Effect.sleep(2)
