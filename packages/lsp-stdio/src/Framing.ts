@@ -80,6 +80,26 @@ export const makeDecoder = (options: FramingOptions): Decoder => {
   }
 }
 
+/**
+ * Feeds every chunk to `decoder` and returns the messages they complete, and what the decoder threw, if
+ * anything: the messages completed before a fault are kept.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const pushAll = (
+  decoder: Decoder,
+  chunks: Iterable<Uint8Array>
+): { readonly messages: Array<unknown>; readonly fault: unknown } => {
+  const messages: Array<unknown> = []
+  try {
+    for (const chunk of chunks) decoder.pushInto(chunk, messages)
+  } catch (fault) {
+    return { messages, fault }
+  }
+  return { messages, fault: undefined }
+}
+
 const utf8 = new TextEncoder()
 
 /**
@@ -124,14 +144,8 @@ export const decode =
           unknown
         > = Channel.readWithCause({
           onInput: (chunks: Chunk.Chunk<Uint8Array>) => {
-            const output: Array<unknown> = []
-            let fault: unknown = undefined
-            try {
-              for (const chunk of chunks) decoder.pushInto(chunk, output)
-            } catch (error) {
-              fault = error
-            }
-            const emitted = output.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(output))
+            const { fault, messages } = pushAll(decoder, chunks)
+            const emitted = messages.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(messages))
             if (fault === undefined) return Channel.zipRight(emitted, loop)
             // The decoder only throws LspErrors; anything else is a bug and surfaces as a defect.
             return Channel.zipRight(

@@ -327,13 +327,7 @@ export const make = (
      */
     const onInput = (chunks: Chunk.Chunk<Uint8Array>): Effect.Effect<void, LspError.LspError> =>
       Effect.suspend(() => {
-        const raw: Array<unknown> = []
-        let fault: unknown = undefined
-        try {
-          for (const chunk of chunks) decoder.pushInto(chunk, raw)
-        } catch (error) {
-          fault = error
-        }
+        const { fault, messages: raw } = Framing.pushAll(decoder, chunks)
         let index = 0
         const rest: Effect.Effect<void, LspError.LspError> = Effect.suspend(() => {
           while (index < raw.length) {
