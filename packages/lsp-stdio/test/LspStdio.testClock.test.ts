@@ -1,7 +1,9 @@
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { LspDeadline, type LspError, LspService } from "@lsp-seam/lsp"
 import { type Context, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
+import * as NodeFs from "node:fs"
 import * as Framing from "../src/Framing.js"
 import * as LspStdio from "../src/LspStdio.js"
 import * as StdioHost from "../src/StdioHost.js"
@@ -36,7 +38,8 @@ const buildHost = (
   observed: Observed,
   program: (index: number) => Testing.MemoryProgram,
   server?: Record<string, unknown>,
-  top?: Record<string, unknown>
+  top?: Record<string, unknown>,
+  fileSystem: Layer.Layer<FileSystem.FileSystem> = NodeFileSystem.layer
 ) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
@@ -50,7 +53,7 @@ const buildHost = (
     const context = yield* Layer.buildWithScope(
       LspStdio.layer(config(server, top), { local: false }).pipe(
         Layer.provideMerge(LspService.layer),
-        Layer.provide(Layer.mergeAll(executor, NodeFileSystem.layer, NodePath.layer))
+        Layer.provide(Layer.mergeAll(executor, fileSystem, NodePath.layer))
       ),
       scope
     )
@@ -66,6 +69,19 @@ const hover = (workspace: string) =>
   })
 
 const never = () => Effect.never
+
+/** The node file system, noting the path of every file it opens. */
+const noteOpens = (opened: Array<string>) =>
+  Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (fs) => ({
+      ...fs,
+      open: (path: string, options?: FileSystem.OpenFileOptions) => {
+        opened.push(path)
+        return fs.open(path, options)
+      }
+    }))
+  ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const HoverParams = Schema.Struct({ position: Schema.Struct({ line: Schema.Number }) })
 
@@ -486,5 +502,37 @@ describe("LspStdio under TestClock (memory executor)", () => {
       yield* TestClock.adjust("5 seconds")
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.incomplete, true)
+    }))
+
+  it.scoped("retained: a held file unchanged on disk is not read again; a changed one is read and sent", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace()
+      const main = `${workspace}/main.fake`
+      const observed = yield* observe
+      const opened: Array<string> = []
+      const notes: Array<string> = []
+      const program = () =>
+        Testing.fakeLanguageServer({
+          handlers: { "textDocument/hover": () => Effect.succeed(Testing.result(null)) },
+          onNotification: (method) =>
+            Effect.sync(() => {
+              if (method.startsWith("textDocument/")) notes.push(method)
+            })
+        })
+      const { context } = yield* buildHost(observed, program, { documentSync: "retained" }, {}, noteOpens(opened))
+      // Files modified within the last two seconds are always read: put the clock well after the file's mtime.
+      yield* TestClock.setTime(NodeFs.statSync(main).mtimeMs + 10_000)
+      const ask = Effect.provide(hover(workspace), context)
+      yield* ask
+      yield* ask
+      yield* ask
+      const opensOfMain = () => opened.filter((path) => path === main).length
+      assert.strictEqual(opensOfMain(), 1)
+      NodeFs.appendFileSync(main, "y\n")
+      yield* TestClock.setTime(NodeFs.statSync(main).mtimeMs + 10_000)
+      yield* ask
+      assert.strictEqual(opensOfMain(), 2)
+      yield* waitFor(Effect.sync(() => notes.length), (n) => n >= 2)
+      assert.deepStrictEqual(notes, ["textDocument/didOpen", "textDocument/didChange"])
     }))
 })

@@ -27,7 +27,7 @@ import * as Pool from "./pool.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
 import * as ServerInstance from "./serverInstance.js"
-import { readSourceWith, type Source } from "./source.js"
+import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
 import * as StatusQuote from "./statusQuote.js"
 import { resolveWorkspaceWith, type Workspace } from "./workspace.js"
 
@@ -179,16 +179,21 @@ export const makeProviders = (
       release?.()
     }
 
-    /** One try on the pooled server: start if needed, check support, open, ask, normalise. */
+    /**
+     * One try on the pooled server: start if needed, check support, open, ask, normalise. `source` is the
+     * file's text when it has been read; only retained documents can do without (when held unchanged).
+     */
     const attempt = (
       spec: ServerInstance.ServerSpec,
       query: LspQuery.LspProviderQuery,
       workspace: Workspace,
-      source: Source,
+      location: SourceLocation,
+      source: Source | undefined,
       held: Held
     ) =>
       Effect.gen(function*() {
         const key = poolKey(spec, workspace)
+        const read = readLocatedWith(services, location, spec.config.maxDocumentBytes)
         const start = Effect.gen(function*() {
           yield* crashes.check(key, spec.providerId, spec.config.crashLoop)
           yield* Ref.update(starts, (map) => new Map(map).set(key, (map.get(key) ?? 0) + 1))
@@ -233,27 +238,30 @@ export const makeProviders = (
             held.document = { instance, key, uri: null }
             yield* RetainedDocuments.prepare(services, instance.retained, instance.connection, {
               workspace,
+              location,
               source,
+              read,
               languageId: query.languageId,
               maxDocumentBytes: spec.config.maxDocumentBytes,
               maxDocuments: spec.config.maxRetainedDocuments,
               sync: instance.capabilities.textDocumentSync
             })
           } else {
+            const text = (source ?? (yield* read)).text
             // Opening and remembering that we opened happen together, so cleanup knows whether to close. The
             // request queued next goes out in the same write, and nothing waits on a server not reading.
             yield* Effect.uninterruptible(
               instance.connection.post("textDocument/didOpen", {
-                textDocument: { uri: source.uri, languageId: query.languageId, version: 1, text: source.text }
+                textDocument: { uri: location.uri, languageId: query.languageId, version: 1, text }
               }).pipe(Effect.zipRight(Effect.sync(() => {
-                held.document = { instance, key, uri: source.uri }
+                held.document = { instance, key, uri: location.uri }
               })))
             )
           }
           const settled = instance.readiness.isSettled() ||
             (yield* instance.readiness.awaitSettled(yield* readinessDeadline(spec.config.readiness)))
           const params = {
-            textDocument: { uri: source.uri },
+            textDocument: { uri: location.uri },
             position: query.position,
             ...(query.operation === "findReferences" ? { context: { includeDeclaration: true } } : {})
           }
@@ -292,9 +300,18 @@ export const makeProviders = (
             yield* permit.acquireWith(restore)
             const held: Held = { release: undefined, document: undefined }
             const exit = yield* Effect.exit(restore(Effect.gen(function*() {
-              // The file is read when this query's turn comes, and before any server is started.
-              const source = yield* readSourceWith(services, workspace, query.filePath, spec.config.maxDocumentBytes)
-              const once = attempt(spec, query, workspace, source, held)
+              // The file is checked and read when this query's turn comes, and before any server is started;
+              // unless the server already holds it unchanged (retained documents): then it is not read.
+              const maxBytes = spec.config.maxDocumentBytes
+              const location = yield* locateSourceWith(services, workspace, query.filePath, maxBytes)
+              const running = spec.config.documentSync === "retained"
+                ? pool.peek(poolKey(spec, workspace))
+                : undefined
+              const source =
+                running !== undefined && (yield* RetainedDocuments.holdsUnchanged(running.retained, location))
+                  ? undefined
+                  : yield* readLocatedWith(services, location, maxBytes)
+              const once = attempt(spec, query, workspace, location, source, held)
               // A retry leases afresh: the failed attempt's lease ends first.
               return yield* Effect.catchIf(
                 once,

@@ -57,6 +57,11 @@ export interface Pool<A extends Pooled> {
   ) => Effect.Effect<A, LspError.LspError>
   /** Removes `value` if it is still the one pooled under `key`, and tears it down in the background. */
   readonly evict: (key: string, value: A) => Effect.Effect<void>
+  /**
+   * The started value pooled under `key` right now, without leasing it: only a hint (it may be replaced
+   * before a lease is taken), for work that is cheaper when the value is already there.
+   */
+  readonly peek: (key: string) => A | undefined
   readonly status: Effect.Effect<ReadonlyArray<EntryStatus<A>>>
 }
 
@@ -395,5 +400,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
       })
     )
 
-    return { lease, evict, status }
+    const peek = (key: string) => entries.get(key)?.ready?.value
+
+    return { lease, evict, peek, status }
   })

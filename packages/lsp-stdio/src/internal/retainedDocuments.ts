@@ -12,7 +12,7 @@ import * as Ref from "effect/Ref"
 import * as NodeCrypto from "node:crypto"
 import type * as JsonRpc from "../JsonRpc.js"
 import type { FileServices } from "./fileAccess.js"
-import { readSourceWith, type Source } from "./source.js"
+import { readSourceWith, type Source, type SourceLocation } from "./source.js"
 import type { Workspace } from "./workspace.js"
 
 /** What the server holds of one document, and what the disk looked like when it was sent. */
@@ -33,6 +33,10 @@ export const makeSet: Effect.Effect<RetainedSet> = Ref.make<ReadonlyMap<string, 
 
 /** Files modified this recently may change again within the clock's resolution: compare their bytes. */
 const RACY_MS = 2_000
+
+/** Whether `document` is what the disk holds by size and mtime, and was not modified just now. */
+const unchangedOnDisk = (document: RetainedDocument, disk: DiskState, now: number) =>
+  disk.size === document.size && disk.mtimeMs === document.mtimeMs && now - disk.mtimeMs >= RACY_MS
 
 const hashOf = (text: string) => NodeCrypto.createHash("sha256").update(text).digest("base64")
 
@@ -95,9 +99,7 @@ const refreshOthers = (
     for (const document of (yield* Ref.get(set)).values()) {
       if (document.uri === except) continue
       const disk = yield* diskState(services, document.path)
-      const unchanged = Option.isSome(disk) && disk.value.size === document.size &&
-        disk.value.mtimeMs === document.mtimeMs && now - disk.value.mtimeMs >= RACY_MS
-      if (unchanged) continue
+      if (Option.isSome(disk) && unchangedOnDisk(document, disk.value, now)) continue
       const source = Option.isSome(disk)
         ? yield* Effect.option(readSourceWith(services, workspace, document.path, maxDocumentBytes))
         : Option.none<Source>()
@@ -133,9 +135,20 @@ const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
 }
 
 /**
- * Makes the server's view disk-true for a query on `source` (read just now): refreshes the other retained
- * documents, then opens `source` or sends its new text, marks it most recently used, and closes the least
- * recently used documents beyond `maxDocuments`.
+ * Whether the set holds the located file as the disk has it now (same size and mtime by `stat`, not
+ * modified just now): then a query on it needs no read at all.
+ */
+export const holdsUnchanged = (set: RetainedSet, location: SourceLocation): Effect.Effect<boolean> =>
+  Effect.zipWith(Ref.get(set), Clock.currentTimeMillis, (documents, now) => {
+    const held = documents.get(location.uri)
+    return held !== undefined && unchangedOnDisk(held, location, now)
+  })
+
+/**
+ * Makes the server's view disk-true for a query on the located file: refreshes the other retained
+ * documents, then opens the file or sends its new text, marks it most recently used, and closes the least
+ * recently used documents beyond `maxDocuments`. The file's text is needed only when the set does not
+ * hold it unchanged: `source` when the caller has read it already, otherwise `read` reads it.
  */
 export const prepare = (
   services: FileServices,
@@ -143,7 +156,9 @@ export const prepare = (
   connection: JsonRpc.Connection,
   options: {
     readonly workspace: Workspace
-    readonly source: Source
+    readonly location: SourceLocation
+    readonly source: Source | undefined
+    readonly read: Effect.Effect<Source, LspError.LspError>
     readonly languageId: string
     readonly maxDocumentBytes: number
     readonly maxDocuments: number
@@ -152,30 +167,42 @@ export const prepare = (
   }
 ): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
-    const { source } = options
+    const { location } = options
     const canChange = acceptsChanges(options.sync)
-    yield* refreshOthers(services, set, connection, options.workspace, options.maxDocumentBytes, source.uri, canChange)
-    // What the disk held when the text was read: the open file's own stat, not a later one that could see
-    // a newer file than the text sent.
-    const disk = { size: source.bytes, mtimeMs: source.mtimeMs }
-    const hash = hashOf(source.text)
-    const held = (yield* Ref.get(set)).get(source.uri)
+    yield* refreshOthers(
+      services,
+      set,
+      connection,
+      options.workspace,
+      options.maxDocumentBytes,
+      location.uri,
+      canChange
+    )
+    const held = (yield* Ref.get(set)).get(location.uri)
     let current: RetainedDocument
-    let send: Effect.Effect<void, LspError.LspError>
-    if (held === undefined) {
-      current = { path: source.path, uri: source.uri, languageId: options.languageId, version: 1, hash, ...disk }
-      send = connection.post("textDocument/didOpen", {
-        textDocument: { uri: source.uri, languageId: options.languageId, version: 1, text: source.text }
-      })
-    } else if (held.hash !== hash) {
-      current = { ...held, ...disk, hash, version: held.version + 1 }
-      send = change(connection, current, source.text, canChange)
+    let send: Effect.Effect<void, LspError.LspError> = Effect.void
+    if (held !== undefined && unchangedOnDisk(held, location, yield* Clock.currentTimeMillis)) {
+      current = held
     } else {
-      current = { ...held, ...disk }
-      send = Effect.void
+      const source = options.source ?? (yield* options.read)
+      // What the disk held when the text was read: the open file's own stat, not a later one that could
+      // see a newer file than the text sent.
+      const disk = { size: source.bytes, mtimeMs: source.mtimeMs }
+      const hash = hashOf(source.text)
+      if (held === undefined) {
+        current = { path: source.path, uri: source.uri, languageId: options.languageId, version: 1, hash, ...disk }
+        send = connection.post("textDocument/didOpen", {
+          textDocument: { uri: source.uri, languageId: options.languageId, version: 1, text: source.text }
+        })
+      } else if (held.hash !== hash) {
+        current = { ...held, ...disk, hash, version: held.version + 1 }
+        send = change(connection, current, source.text, canChange)
+      } else {
+        current = { ...held, ...disk }
+      }
     }
     // Re-inserting moves the document to the most recently used end.
-    const ordered = new Map(without(yield* Ref.get(set), source.uri)).set(source.uri, current)
+    const ordered = new Map(without(yield* Ref.get(set), location.uri)).set(location.uri, current)
     const overflow = [...ordered.values()].slice(0, Math.max(0, ordered.size - options.maxDocuments))
     for (const document of overflow) ordered.delete(document.uri)
     yield* sendAndRecord(

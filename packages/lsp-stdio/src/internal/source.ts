@@ -75,13 +75,70 @@ export const readSource = (
 
 /** `readSource` with the file services given. */
 export const readSourceWith = (
-  { files: fs, path }: FileServices,
+  services: FileServices,
   workspace: Workspace,
   filePath: string,
   maxDocumentBytes: number
 ): Effect.Effect<Source, LspError.LspError> =>
+  Effect.flatMap(
+    locateSourceWith(services, workspace, filePath, maxDocumentBytes),
+    (location) => readLocatedWith(services, location, maxDocumentBytes)
+  )
+
+/**
+ * A source path that passed the checks made without reading it (steps 1–4 and the size bound of 5 by
+ * `stat`): enough to tell whether a copy already held is still what the disk holds.
+ */
+export interface SourceLocation {
+  /** The canonical absolute path. */
+  readonly path: string
+  /** The `file:` URI of `path`. */
+  readonly uri: string
+  /** Size and modification time by `stat` of the path (not of an open file). */
+  readonly size: number
+  readonly mtimeMs: number
+  /** The path as the query gave it, and the workspace, for messages. */
+  readonly filePath: string
+  readonly workspacePath: string
+}
+
+const describe = (location: Pick<SourceLocation, "filePath" | "workspacePath">) => ({
+  shown: JSON.stringify(location.filePath),
+  detail: { filePath: location.filePath, workspace: location.workspacePath }
+})
+
+const notAFileError = (location: SourceLocation, what: string) => {
+  const { detail, shown } = describe(location)
+  return LspError.sourceNotAFile(
+    `The source path ${shown} (${location.path}) is ${what}. Give the path of a regular text file.`,
+    { ...detail, realPath: location.path }
+  )
+}
+
+const tooLargeError = (location: SourceLocation, size: string, maxDocumentBytes: number) => {
+  const { detail, shown } = describe(location)
+  return LspError.sourceTooLarge(
+    `The source file ${shown} is ${size}, over the limit of ${maxDocumentBytes} bytes (maxDocumentBytes).`,
+    { ...detail, realPath: location.path, maxDocumentBytes }
+  )
+}
+
+const refusal = (location: SourceLocation, info: FileInfo, maxDocumentBytes: number) =>
+  info.type !== "File" ?
+    notAFileError(location, kindOf(info.type)) :
+    info.size > maxDocumentBytes ?
+    tooLargeError(location, `${info.size} bytes`, maxDocumentBytes) :
+    undefined
+
+/** The checks of `readSource` that need no read: steps 1 to 4, and the size by `stat`. */
+export const locateSourceWith = (
+  { files: fs, path }: FileServices,
+  workspace: Workspace,
+  filePath: string,
+  maxDocumentBytes: number
+): Effect.Effect<SourceLocation, LspError.LspError> =>
   Effect.gen(function*() {
-    const shown = JSON.stringify(filePath)
+    const { detail, shown } = describe({ filePath, workspacePath: workspace.path })
     if (filePath.length === 0) {
       return yield* LspError.invalidArguments(
         "The file path is empty. Give a path relative to the workspace or absolute."
@@ -90,7 +147,6 @@ export const readSourceWith = (
     if (filePath.includes("\0")) {
       return yield* LspError.invalidArguments(`The file path ${shown} contains a NUL character.`)
     }
-    const detail = { filePath, workspace: workspace.path }
     const requested = path.resolve(workspace.path, filePath)
     const real = yield* fs.realPath(requested).pipe(
       Effect.mapError((error) => {
@@ -109,49 +165,48 @@ export const readSourceWith = (
         { ...detail, realPath: real }
       )
     }
-    const notAFile = (what: string) =>
-      LspError.sourceNotAFile(
-        `The source path ${shown} (${real}) is ${what}. Give the path of a regular text file.`,
-        { ...detail, realPath: real }
-      )
-    const tooLarge = (size: string) =>
-      LspError.sourceTooLarge(
-        `The source file ${shown} is ${size}, over the limit of ${maxDocumentBytes} bytes (maxDocumentBytes).`,
-        { ...detail, realPath: real, maxDocumentBytes }
-      )
-    const refusal = (info: FileInfo) =>
-      info.type !== "File" ?
-        notAFile(kindOf(info.type)) :
-        info.size > maxDocumentBytes ?
-        tooLarge(`${info.size} bytes`) :
-        undefined
+    const unstatted = { path: real, uri: "", size: 0, mtimeMs: 0, filePath, workspacePath: workspace.path }
     // Inspect the path before opening it: opening a FIFO without a writer would block.
     const info = yield* fs.stat(real).pipe(
       Effect.mapError((error) =>
         describeRealPathFailure(error).missing ?
           LspError.sourceNotFound(`The source file ${shown} (${real}) disappeared while it was being read.`, detail) :
-          notAFile(`not readable (${error.message})`)
+          notAFileError(unstatted, `not readable (${error.message})`)
       )
     )
-    const refused = refusal(info)
+    const refused = refusal(unstatted, info, maxDocumentBytes)
     if (refused !== undefined) return yield* refused
+    const uri = yield* fileUriWith(path, real)
+    return { ...unstatted, uri, size: info.size, mtimeMs: info.mtimeMs }
+  })
+
+/** The rest of `readSource` for a located path: open, check again, read (steps 4 to 7). */
+export const readLocatedWith = (
+  { files: fs }: FileServices,
+  location: SourceLocation,
+  maxDocumentBytes: number
+): Effect.Effect<Source, LspError.LspError> =>
+  Effect.gen(function*() {
+    const { detail, shown } = describe(location)
     // The path may have been replaced between stat and open; the open file's own stat is checked again,
     // and its modification time is the one the text goes with.
     const opened = { mtimeMs: 0 }
     const checkOpened = (info: FileInfo) => {
       opened.mtimeMs = info.mtimeMs
-      return refusal(info)
+      return refusal(location, info, maxDocumentBytes)
     }
-    const content = yield* fs.read(real, maxDocumentBytes, checkOpened).pipe(
-      Effect.mapError(orLspError((error) => notAFile(`not readable (${error.message})`)))
+    const content = yield* fs.read(location.path, maxDocumentBytes, checkOpened).pipe(
+      Effect.mapError(orLspError((error) => notAFileError(location, `not readable (${error.message})`)))
     )
-    if (Option.isNone(content)) return yield* tooLarge(`larger than ${maxDocumentBytes} bytes`)
+    if (Option.isNone(content)) {
+      return yield* tooLargeError(location, `larger than ${maxDocumentBytes} bytes`, maxDocumentBytes)
+    }
     const bytes = content.value
     if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
       return yield* LspError.sourceBinary(
         `The source file ${shown} looks binary (it has a NUL byte in its first ${BINARY_PROBE_BYTES} bytes). ` +
           "Only text files can be queried.",
-        { ...detail, realPath: real }
+        { ...detail, realPath: location.path }
       )
     }
     const text = yield* Effect.try({
@@ -159,9 +214,8 @@ export const readSourceWith = (
       catch: () =>
         LspError.sourceInvalidUtf8(
           `The source file ${shown} is not valid UTF-8. Language servers need UTF-8 text.`,
-          { ...detail, realPath: real }
+          { ...detail, realPath: location.path }
         )
     })
-    const uri = yield* fileUriWith(path, real)
-    return { path: real, uri, text, bytes: bytes.length, mtimeMs: opened.mtimeMs }
+    return { path: location.path, uri: location.uri, text, bytes: bytes.length, mtimeMs: opened.mtimeMs }
   })
