@@ -504,29 +504,48 @@ describe("LspStdio under TestClock (memory executor)", () => {
       assert.strictEqual(result.incomplete, true)
     }))
 
+  /** A retained host on the memory executor, noting which files it opens and the document notifications. */
+  const retainedHost = Effect.gen(function*() {
+    const workspace = yield* makeWorkspace()
+    const main = `${workspace}/main.fake`
+    // A whole second a minute ago: the platform file system keeps whole milliseconds, so this is exact.
+    const lastChange = Math.floor(Date.now() / 1_000) * 1_000 - 60_000
+    NodeFs.utimesSync(main, new Date(lastChange), new Date(lastChange))
+    const observed = yield* observe
+    const opened: Array<string> = []
+    const notes: Array<string> = []
+    const program = () =>
+      Testing.fakeLanguageServer({
+        handlers: { "textDocument/hover": () => Effect.succeed(Testing.result(null)) },
+        onNotification: (method) =>
+          Effect.sync(() => {
+            if (method.startsWith("textDocument/")) notes.push(method)
+          })
+      })
+    const { context } = yield* buildHost(observed, program, { documentSync: "retained" }, {}, noteOpens(opened))
+    return {
+      main,
+      lastChange,
+      observed,
+      notes,
+      ask: Effect.provide(hover(workspace), context),
+      opensOfMain: () => opened.filter((path) => path === main).length,
+      /** Rewrites main.fake with other bytes of the same size and puts its times back. */
+      rewriteInPlace: (bytes: (size: number) => Uint8Array) => {
+        NodeFs.writeFileSync(main, bytes(NodeFs.statSync(main).size))
+        NodeFs.utimesSync(main, new Date(lastChange), new Date(lastChange))
+      }
+    }
+  })
+
   it.scoped("retained: a held file unchanged on disk is not read again; a changed one is read and sent", () =>
     Effect.gen(function*() {
-      const workspace = yield* makeWorkspace()
-      const main = `${workspace}/main.fake`
-      const observed = yield* observe
-      const opened: Array<string> = []
-      const notes: Array<string> = []
-      const program = () =>
-        Testing.fakeLanguageServer({
-          handlers: { "textDocument/hover": () => Effect.succeed(Testing.result(null)) },
-          onNotification: (method) =>
-            Effect.sync(() => {
-              if (method.startsWith("textDocument/")) notes.push(method)
-            })
-        })
-      const { context } = yield* buildHost(observed, program, { documentSync: "retained" }, {}, noteOpens(opened))
+      const { ask, main, notes, opensOfMain } = yield* retainedHost
       // Files modified within the last two seconds are always read: put the clock well after the file's mtime.
       yield* TestClock.setTime(NodeFs.statSync(main).mtimeMs + 10_000)
-      const ask = Effect.provide(hover(workspace), context)
       yield* ask
       yield* ask
       yield* ask
-      const opensOfMain = () => opened.filter((path) => path === main).length
       assert.strictEqual(opensOfMain(), 1)
       NodeFs.appendFileSync(main, "y\n")
       yield* TestClock.setTime(NodeFs.statSync(main).mtimeMs + 10_000)
@@ -534,5 +553,38 @@ describe("LspStdio under TestClock (memory executor)", () => {
       assert.strictEqual(opensOfMain(), 2)
       yield* waitFor(Effect.sync(() => notes.length), (n) => n >= 2)
       assert.deepStrictEqual(notes, ["textDocument/didOpen", "textDocument/didChange"])
+    }))
+
+  it.scoped("retained: a text read soon after its file changed is compared again later, size and times alike", () =>
+    Effect.gen(function*() {
+      const { ask, lastChange, notes, opensOfMain, rewriteInPlace } = yield* retainedHost
+      // Read half a second after the last change: a same-size rewrite within the same tick of a coarse
+      // clock would leave every time as it is.
+      yield* TestClock.setTime(lastChange + 500)
+      yield* ask
+      rewriteInPlace((size) => new TextEncoder().encode("y".repeat(size - 1) + "\n"))
+      yield* TestClock.setTime(lastChange + 10_000)
+      yield* ask
+      assert.strictEqual(opensOfMain(), 2)
+      yield* waitFor(Effect.sync(() => notes.length), (n) => n >= 2)
+      assert.deepStrictEqual(notes, ["textDocument/didOpen", "textDocument/didChange"])
+      // Read again well after the change: now its stat is enough.
+      yield* ask
+      assert.strictEqual(opensOfMain(), 2)
+    }))
+
+  it.scoped("retained: a server that died is not trusted to hold a file, whose checks come before a new start", () =>
+    Effect.gen(function*() {
+      const { ask, lastChange, observed, rewriteInPlace } = yield* retainedHost
+      yield* TestClock.setTime(lastChange + 10_000)
+      yield* ask
+      const [first] = yield* Ref.get(observed.processes)
+      yield* first!.exit(1)
+      yield* settle
+      // Invalid UTF-8 with the held copy's size and times: only reading it can tell.
+      rewriteInPlace((size) => new Uint8Array(size).fill(0xff))
+      const error = yield* Effect.flip(ask)
+      assert.strictEqual(error.code, "LSP_SOURCE_INVALID_UTF8")
+      assert.strictEqual(yield* Ref.get(observed.starts), 1)
     }))
 })

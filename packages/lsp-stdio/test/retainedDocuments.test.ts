@@ -1,13 +1,13 @@
 import { NodePath as PlatformPath } from "@effect/platform-node"
 import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Ref, Schema } from "effect"
+import { Effect, Fiber, Ref, Schema, TestClock } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as FileAccess from "../src/internal/fileAccess.js"
 import * as RetainedDocuments from "../src/internal/retainedDocuments.js"
-import { locateSourceWith, readLocatedWith } from "../src/internal/source.js"
+import { locateSourceWith, readLocatedWith, type Source } from "../src/internal/source.js"
 import { resolveWorkspaceWith } from "../src/internal/workspace.js"
 import type * as JsonRpc from "../src/JsonRpc.js"
 import { interruptAtOp } from "./support/interruptAtOp.js"
@@ -52,22 +52,52 @@ const recordingConnection = (sent: Array<readonly [string, string, number]>): Js
   }
 }
 
+/** A temporary workspace with these files, and `prepare` against a recording connection. */
+const setup = (files: Record<string, string>) =>
+  Effect.gen(function*() {
+    const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-retained-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true })))
+    for (const [name, text] of Object.entries(files)) NodeFs.writeFileSync(NodePath.join(root, name), text)
+    const services = { files: FileAccess.local, path: yield* Path.Path }
+    const workspace = yield* resolveWorkspaceWith(services, root)
+    const locate = (name: string) => locateSourceWith(services, workspace, name, 1_000)
+    const set = yield* RetainedDocuments.makeSet
+    const sent: Array<readonly [string, string, number]> = []
+    const connection = recordingConnection(sent)
+    /** Prepares a query on `name`; `source` as if the caller had read the file already. */
+    const prepare = (name: string, source?: Source) =>
+      Effect.flatMap(locate(name), (location) =>
+        RetainedDocuments.prepare(services, set, connection, {
+          workspace,
+          location,
+          source,
+          read: readLocatedWith(services, location, 1_000),
+          languageId: "fake",
+          maxDocumentBytes: 1_000,
+          maxDocuments: 2,
+          sync: 1
+        }))
+    return { root, services, workspace, locate, set, sent, prepare }
+  })
+
+const versions = (map: ReadonlyMap<string, RetainedDocuments.RetainedDocument>) =>
+  new Map([...map.values()].map((document) => [document.uri, document.version]))
+
 describe("RetainedDocuments.prepare", () => {
-  it.live("interrupted at any operation, the set still says exactly what the server was sent", () =>
+  it.scoped("interrupted at any operation, the set still says exactly what the server was sent", () =>
     Effect.gen(function*() {
-      const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-retained-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true })))
-      const services = { files: FileAccess.local, path: yield* Path.Path }
-      let fired = 0
-      for (let k = 1; k <= 80; k++) {
+      // Read well after the files' last change, so that a held and unchanged document is trusted by its stat.
+      yield* TestClock.setTime(Date.now() + 60_000)
+      let k = 1
+      for (;; k++) {
         // c and b are held at version 1 with text that is no longer on disk: querying a sends both their new
-        // text, opens a and, with room for two documents, closes c (the least recently queried).
-        NodeFs.writeFileSync(NodePath.join(root, "a.fake"), "a\n")
-        NodeFs.writeFileSync(NodePath.join(root, "b.fake"), "b, edited\n")
-        NodeFs.writeFileSync(NodePath.join(root, "c.fake"), "c\n")
-        const workspace = yield* resolveWorkspaceWith(services, root)
-        const locate = (name: string) => locateSourceWith(services, workspace, name, 1_000)
-        const set = yield* RetainedDocuments.makeSet
+        // text, opens a and, with room for two documents, closes c (the least recently queried). Then a query
+        // on b takes the path of a document held unchanged.
+        const { locate, prepare, sent, set } = yield* setup({
+          "a.fake": "a\n",
+          "b.fake": "b, edited\n",
+          "c.fake": "c\n"
+        })
         const held = new Map<string, number>()
         for (const name of ["c.fake", "b.fake"]) {
           const location = yield* locate(name)
@@ -79,31 +109,19 @@ describe("RetainedDocuments.prepare", () => {
               version: 1,
               size: 2,
               mtimeMs: 0,
+              ctimeMs: 0,
+              ino: 0,
+              readAt: 0,
               hash: "stale"
             }))
           held.set(location.uri, 1)
         }
-        const sent: Array<readonly [string, string, number]> = []
-        const connection = recordingConnection(sent)
-        const prepare = (name: string) =>
-          Effect.flatMap(locate(name), (location) =>
-            RetainedDocuments.prepare(services, set, connection, {
-              workspace,
-              location,
-              source: undefined,
-              read: readLocatedWith(services, location, 1_000),
-              languageId: "fake",
-              maxDocumentBytes: 1_000,
-              maxDocuments: 2,
-              sync: 1
-            }))
         const probe = interruptAtOp(k)
-        const fiber = yield* Effect.fork(prepare("a.fake").pipe(Effect.withScheduler(probe.scheduler)))
+        const fiber = yield* Effect.fork(
+          Effect.zipRight(prepare("a.fake"), prepare("b.fake")).pipe(Effect.withScheduler(probe.scheduler))
+        )
         yield* probe.target(fiber)
         yield* Fiber.await(fiber)
-        if (probe.fired()) fired += 1
-        const versions = (map: ReadonlyMap<string, RetainedDocuments.RetainedDocument>) =>
-          new Map([...map.values()].map((document) => [document.uri, document.version]))
         assert.deepStrictEqual(
           versions(yield* Ref.get(set)),
           replay(held, sent),
@@ -112,7 +130,38 @@ describe("RetainedDocuments.prepare", () => {
         // The next query on the same set goes on from whatever was recorded, without a protocol error.
         yield* prepare("b.fake")
         assert.deepStrictEqual(versions(yield* Ref.get(set)), replay(held, sent))
+        if (!probe.fired()) break
       }
-      assert.isAbove(fired, 10)
-    }).pipe(Effect.scoped, Effect.provide(PlatformPath.layer)))
+      // Every operation of both queries was a point of interruption.
+      assert.isAbove(k, 100)
+    }).pipe(Effect.provide(PlatformPath.layer)))
+
+  it.scoped("a same-size rewrite with its mtime put back is found by its status change time", () =>
+    Effect.gen(function*() {
+      const { prepare, root, sent } = yield* setup({ "a.fake": "aaaa\n" })
+      const file = NodePath.join(root, "a.fake")
+      // An mtime in whole seconds, which utimes can put back exactly.
+      const mtime = new Date(Math.floor(Date.now() / 1_000) * 1_000 - 60_000)
+      NodeFs.utimesSync(file, mtime, mtime)
+      // Long after the last change (the clock is the Effect Clock): only size and times can tell.
+      yield* TestClock.setTime(Date.now() + 60_000)
+      yield* prepare("a.fake")
+      yield* prepare("a.fake")
+      NodeFs.writeFileSync(file, "bbbb\n")
+      NodeFs.utimesSync(file, mtime, mtime)
+      assert.strictEqual(NodeFs.statSync(file).mtimeMs, mtime.getTime())
+      yield* prepare("a.fake")
+      assert.deepStrictEqual(sent.map(([method, , version]) => [method, version]), [["didOpen", 1], ["didChange", 2]])
+    }).pipe(Effect.provide(PlatformPath.layer)))
+
+  it.scoped("a text the caller has read is compared, even when the held copy looks unchanged by its stat", () =>
+    Effect.gen(function*() {
+      const { locate, prepare, sent, services } = yield* setup({ "a.fake": "aaaa\n" })
+      yield* TestClock.setTime(Date.now() + 60_000)
+      yield* prepare("a.fake")
+      // The caller read newer bytes than the disk's stat shows (a rewrite it saw, the stat not yet).
+      const read = yield* readLocatedWith(services, yield* locate("a.fake"), 1_000)
+      yield* prepare("a.fake", { ...read, text: "bbbb\n" })
+      assert.deepStrictEqual(sent.map(([method, , version]) => [method, version]), [["didOpen", 1], ["didChange", 2]])
+    }).pipe(Effect.provide(PlatformPath.layer)))
 })

@@ -90,15 +90,20 @@ for (const [flavour, files] of flavours) {
         Effect.gen(function*() {
           const { workspace, write } = yield* setup
           const file = yield* write("ws/src/a.ts", "export const a = 1\n")
-          const { mtimeMs, ...source } = yield* readSource(workspace, "src/a.ts", 1_000)
+          const { ctimeMs, ino, mtimeMs, readAt, ...source } = yield* readSource(workspace, "src/a.ts", 1_000)
           assert.deepStrictEqual(source, {
             path: file,
             uri: `file://${file}`,
             text: "export const a = 1\n",
             bytes: 19
           })
-          // The open file's modification time (the platform flavour keeps whole milliseconds only).
-          assert.approximately(mtimeMs, statSync(file).mtimeMs, 1)
+          // The open file's times (the platform flavour keeps whole milliseconds only, and has no ctime).
+          const stats = statSync(file)
+          assert.approximately(mtimeMs, stats.mtimeMs, 1)
+          assert.isTrue(ctimeMs === 0 || Math.abs(ctimeMs - stats.ctimeMs) < 1)
+          assert.strictEqual(ino, stats.ino)
+          // The Effect Clock's time when the file was opened: after it was written, before now.
+          assert.isTrue(readAt >= Math.floor(stats.mtimeMs) && readAt <= Date.now(), `readAt ${readAt}`)
         }))
 
       it.scoped("an absolute path inside, dot segments that stay inside, and a path through the alias", () =>

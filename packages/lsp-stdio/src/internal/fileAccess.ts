@@ -22,6 +22,13 @@ export interface FileInfo {
   readonly size: number
   /** Modification time in milliseconds since the epoch; 0 when unknown. */
   readonly mtimeMs: number
+  /**
+   * Status change time (ctime) in milliseconds since the epoch; 0 when unknown (the platform `FileSystem`
+   * does not report it). Unlike the mtime, no writer can set it back.
+   */
+  readonly ctimeMs: number
+  /** The inode number; 0 when unknown. */
+  readonly ino: number
 }
 
 /** A failed call: the errno code when there is one (`ENOENT`, `ELOOP`, ...), and a message. */
@@ -34,6 +41,8 @@ export interface FileError {
 export interface FileAccess {
   readonly realPath: (path: string) => Effect.Effect<string, FileError>
   readonly stat: (path: string) => Effect.Effect<FileInfo, FileError>
+  /** Whether this process may read `path` (permissions), without opening it. */
+  readonly readable: (path: string) => Effect.Effect<boolean>
   /**
    * Opens `path` for reading, lets `check` refuse what was really opened (its `fstat`), then reads at most
    * `limit + 1` bytes: `None` when the file is larger than `limit`. The file is closed on every path.
@@ -90,7 +99,9 @@ const fromPlatform = (error: PlatformError.PlatformError): FileError => ({
 const platformInfo = (info: FileSystem.File.Info): FileInfo => ({
   type: info.type,
   size: Number(info.size),
-  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)
+  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
+  ctimeMs: 0,
+  ino: Option.getOrElse(info.ino, () => 0)
 })
 
 /**
@@ -136,6 +147,7 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array =>
 export const platform = (fs: FileSystem.FileSystem): FileAccess => ({
   realPath: (path) => Effect.mapError(fs.realPath(path), fromPlatform),
   stat: (path) => fs.stat(path).pipe(Effect.map(platformInfo), Effect.mapError(fromPlatform)),
+  readable: (path) => fs.access(path, { readable: true }).pipe(Effect.as(true), Effect.orElseSucceed(() => false)),
   read: (path, limit, check) =>
     Effect.scoped(Effect.gen(function*() {
       const file = yield* Effect.mapError(fs.open(path, { flag: "r" }), fromPlatform)
@@ -179,7 +191,13 @@ const typeOf = (stats: NodeFs.Stats): FileSystem.File.Type =>
     ? "Socket"
     : "Unknown"
 
-const nodeInfo = (stats: NodeFs.Stats): FileInfo => ({ type: typeOf(stats), size: stats.size, mtimeMs: stats.mtimeMs })
+const nodeInfo = (stats: NodeFs.Stats): FileInfo => ({
+  type: typeOf(stats),
+  size: stats.size,
+  mtimeMs: stats.mtimeMs,
+  ctimeMs: stats.ctimeMs,
+  ino: stats.ino
+})
 
 const attempt = <A>(call: () => A): Effect.Effect<A, FileError> => Effect.try({ try: call, catch: fromNode })
 
@@ -214,6 +232,15 @@ const readOpen = (
 export const local: FileAccess = {
   realPath: (path) => attempt(() => NodeFs.realpathSync(path)),
   stat: (path) => attempt(() => nodeInfo(NodeFs.statSync(path))),
+  readable: (path) =>
+    Effect.sync(() => {
+      try {
+        NodeFs.accessSync(path, NodeFs.constants.R_OK)
+        return true
+      } catch {
+        return false
+      }
+    }),
   // Open, read and close in one synchronous step: no interruption can fall between them and leak the file.
   read: (path, limit, check) =>
     Effect.suspend((): Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspError> => {

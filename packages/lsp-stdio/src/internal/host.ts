@@ -301,16 +301,18 @@ export const makeProviders = (
             const held: Held = { release: undefined, document: undefined }
             const exit = yield* Effect.exit(restore(Effect.gen(function*() {
               // The file is checked and read when this query's turn comes, and before any server is started;
-              // unless the server already holds it unchanged (retained documents): then it is not read.
+              // unless a live server holds it unchanged (retained documents), and it is still readable: then
+              // its text is not needed. (Should that server die before the lease, the text is read after
+              // its successor has started.)
               const maxBytes = spec.config.maxDocumentBytes
               const location = yield* locateSourceWith(services, workspace, query.filePath, maxBytes)
               const running = spec.config.documentSync === "retained"
                 ? pool.peek(poolKey(spec, workspace))
                 : undefined
-              const source =
-                running !== undefined && (yield* RetainedDocuments.holdsUnchanged(running.retained, location))
-                  ? undefined
-                  : yield* readLocatedWith(services, location, maxBytes)
+              const heldUnchanged = running !== undefined && (yield* running.isAlive) &&
+                (yield* RetainedDocuments.holdsUnchanged(running.retained, location)) &&
+                (yield* services.files.readable(location.path))
+              const source = heldUnchanged ? undefined : yield* readLocatedWith(services, location, maxBytes)
               const once = attempt(spec, query, workspace, location, source, held)
               // A retry leases afresh: the failed attempt's lease ends first.
               return yield* Effect.catchIf(

@@ -5,7 +5,6 @@
  * replayed) and bounded: the least recently queried document is closed when it overflows.
  */
 import type { LspError } from "@lsp-seam/lsp"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -15,15 +14,23 @@ import type { FileServices } from "./fileAccess.js"
 import { readSourceWith, type Source, type SourceLocation } from "./source.js"
 import type { Workspace } from "./workspace.js"
 
-/** What the server holds of one document, and what the disk looked like when it was sent. */
-export interface RetainedDocument {
+/** What the disk looked like: size, modification and status change times, inode (0 when unknown). */
+interface DiskState {
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly ino: number
+}
+
+/** What the server holds of one document, and what the disk looked like when its text was read. */
+export interface RetainedDocument extends DiskState {
   readonly path: string
   readonly uri: string
   readonly languageId: string
   readonly version: number
-  readonly size: number
-  readonly mtimeMs: number
   readonly hash: string
+  /** When the text was read (the Effect Clock): how far after its last modification. */
+  readonly readAt: number
 }
 
 /** Documents an instance holds open, least recently queried first. */
@@ -31,25 +38,35 @@ export type RetainedSet = Ref.Ref<ReadonlyMap<string, RetainedDocument>>
 
 export const makeSet: Effect.Effect<RetainedSet> = Ref.make<ReadonlyMap<string, RetainedDocument>>(new Map())
 
-/** Files modified this recently may change again within the clock's resolution: compare their bytes. */
+/**
+ * A file system records times in ticks (a second on some). A text read within the same tick as a write can
+ * be followed by a same-size rewrite in that tick that leaves every time as it was, so a text is trusted by
+ * its stat only if it was read this long after the file's last change.
+ */
 const RACY_MS = 2_000
 
-/** Whether `document` is what the disk holds by size and mtime, and was not modified just now. */
-const unchangedOnDisk = (document: RetainedDocument, disk: DiskState, now: number) =>
-  disk.size === document.size && disk.mtimeMs === document.mtimeMs && now - disk.mtimeMs >= RACY_MS
+/**
+ * Whether the disk still holds the text recorded in `document`: same size, times and inode, and the text
+ * was read well after the file's last change (see `RACY_MS`). Otherwise only the bytes can tell.
+ */
+const unchangedOnDisk = (document: RetainedDocument, disk: DiskState) =>
+  disk.size === document.size && disk.mtimeMs === document.mtimeMs && disk.ctimeMs === document.ctimeMs &&
+  disk.ino === document.ino && document.readAt - Math.max(document.mtimeMs, document.ctimeMs) >= RACY_MS
+
+/** What the disk looked like when `source` was read: its open file's own stat, never a later one. */
+const readState = (source: Source) => ({
+  size: source.bytes,
+  mtimeMs: source.mtimeMs,
+  ctimeMs: source.ctimeMs,
+  ino: source.ino,
+  readAt: source.readAt
+})
 
 const hashOf = (text: string) => NodeCrypto.createHash("sha256").update(text).digest("base64")
 
-interface DiskState {
-  readonly size: number
-  readonly mtimeMs: number
-}
-
 const diskState = (services: FileServices, path: string) =>
   services.files.stat(path).pipe(
-    Effect.map((info): Option.Option<DiskState> =>
-      info.type === "File" ? Option.some({ size: info.size, mtimeMs: info.mtimeMs }) : Option.none()
-    ),
+    Effect.map((info): Option.Option<DiskState> => info.type === "File" ? Option.some(info) : Option.none()),
     Effect.orElseSucceed(() => Option.none<DiskState>())
   )
 
@@ -95,11 +112,10 @@ const refreshOthers = (
   canChange: boolean
 ): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
     for (const document of (yield* Ref.get(set)).values()) {
       if (document.uri === except) continue
       const disk = yield* diskState(services, document.path)
-      if (Option.isSome(disk) && unchangedOnDisk(document, disk.value, now)) continue
+      if (Option.isSome(disk) && unchangedOnDisk(document, disk.value)) continue
       const source = Option.isSome(disk)
         ? yield* Effect.option(readSourceWith(services, workspace, document.path, maxDocumentBytes))
         : Option.none<Source>()
@@ -109,8 +125,8 @@ const refreshOthers = (
       }
       const hash = hashOf(source.value.text)
       const updated = hash === document.hash
-        ? { ...document, size: disk.value.size, mtimeMs: disk.value.mtimeMs }
-        : { ...document, size: disk.value.size, mtimeMs: disk.value.mtimeMs, hash, version: document.version + 1 }
+        ? { ...document, ...readState(source.value) }
+        : { ...document, ...readState(source.value), hash, version: document.version + 1 }
       yield* sendAndRecord(
         updated.version !== document.version ? change(connection, updated, source.value.text, canChange) : Effect.void,
         Ref.update(set, (map) => new Map(map).set(document.uri, updated))
@@ -139,9 +155,9 @@ const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
  * modified just now): then a query on it needs no read at all.
  */
 export const holdsUnchanged = (set: RetainedSet, location: SourceLocation): Effect.Effect<boolean> =>
-  Effect.zipWith(Ref.get(set), Clock.currentTimeMillis, (documents, now) => {
+  Effect.map(Ref.get(set), (documents) => {
     const held = documents.get(location.uri)
-    return held !== undefined && unchangedOnDisk(held, location, now)
+    return held !== undefined && unchangedOnDisk(held, location)
   })
 
 /**
@@ -181,13 +197,12 @@ export const prepare = (
     const held = (yield* Ref.get(set)).get(location.uri)
     let current: RetainedDocument
     let send: Effect.Effect<void, LspError.LspError> = Effect.void
-    if (held !== undefined && unchangedOnDisk(held, location, yield* Clock.currentTimeMillis)) {
+    // A text the caller has read is never ignored: it may be newer than what its stat shows.
+    if (options.source === undefined && held !== undefined && unchangedOnDisk(held, location)) {
       current = held
     } else {
       const source = options.source ?? (yield* options.read)
-      // What the disk held when the text was read: the open file's own stat, not a later one that could
-      // see a newer file than the text sent.
-      const disk = { size: source.bytes, mtimeMs: source.mtimeMs }
+      const disk = readState(source)
       const hash = hashOf(source.text)
       if (held === undefined) {
         current = { path: source.path, uri: source.uri, languageId: options.languageId, version: 1, hash, ...disk }

@@ -6,6 +6,7 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type FileInfo, type Files, type FileServices, fileServices, orLspError } from "./fileAccess.js"
@@ -24,6 +25,11 @@ export interface Source {
   readonly bytes: number
   /** The modification time of the file as opened (its `fstat`), in epoch milliseconds; 0 when unknown. */
   readonly mtimeMs: number
+  /** The status change time and inode of the file as opened (its `fstat`); 0 when unknown. */
+  readonly ctimeMs: number
+  readonly ino: number
+  /** The Effect Clock's time just before the file was opened. */
+  readonly readAt: number
 }
 
 /** Only this much of a file is searched for NUL bytes when deciding whether it is binary. */
@@ -94,9 +100,11 @@ export interface SourceLocation {
   readonly path: string
   /** The `file:` URI of `path`. */
   readonly uri: string
-  /** Size and modification time by `stat` of the path (not of an open file). */
+  /** Size, modification time, status change time and inode by `stat` of the path (not of an open file). */
   readonly size: number
   readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly ino: number
   /** The path as the query gave it, and the workspace, for messages. */
   readonly filePath: string
   readonly workspacePath: string
@@ -165,7 +173,16 @@ export const locateSourceWith = (
         { ...detail, realPath: real }
       )
     }
-    const unstatted = { path: real, uri: "", size: 0, mtimeMs: 0, filePath, workspacePath: workspace.path }
+    const unstatted = {
+      path: real,
+      uri: "",
+      size: 0,
+      mtimeMs: 0,
+      ctimeMs: 0,
+      ino: 0,
+      filePath,
+      workspacePath: workspace.path
+    }
     // Inspect the path before opening it: opening a FIFO without a writer would block.
     const info = yield* fs.stat(real).pipe(
       Effect.mapError((error) =>
@@ -177,7 +194,7 @@ export const locateSourceWith = (
     const refused = refusal(unstatted, info, maxDocumentBytes)
     if (refused !== undefined) return yield* refused
     const uri = yield* fileUriWith(path, real)
-    return { ...unstatted, uri, size: info.size, mtimeMs: info.mtimeMs }
+    return { ...unstatted, uri, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino }
   })
 
 /** The rest of `readSource` for a located path: open, check again, read (steps 4 to 7). */
@@ -190,11 +207,12 @@ export const readLocatedWith = (
     const { detail, shown } = describe(location)
     // The path may have been replaced between stat and open; the open file's own stat is checked again,
     // and its modification time is the one the text goes with.
-    const opened = { mtimeMs: 0 }
+    let opened: FileInfo | undefined
     const checkOpened = (info: FileInfo) => {
-      opened.mtimeMs = info.mtimeMs
+      opened = info
       return refusal(location, info, maxDocumentBytes)
     }
+    const readAt = yield* Clock.currentTimeMillis
     const content = yield* fs.read(location.path, maxDocumentBytes, checkOpened).pipe(
       Effect.mapError(orLspError((error) => notAFileError(location, `not readable (${error.message})`)))
     )
@@ -217,5 +235,14 @@ export const readLocatedWith = (
           { ...detail, realPath: location.path }
         )
     })
-    return { path: location.path, uri: location.uri, text, bytes: bytes.length, mtimeMs: opened.mtimeMs }
+    return {
+      path: location.path,
+      uri: location.uri,
+      text,
+      bytes: bytes.length,
+      mtimeMs: opened?.mtimeMs ?? 0,
+      ctimeMs: opened?.ctimeMs ?? 0,
+      ino: opened?.ino ?? 0,
+      readAt
+    }
   })
