@@ -1,4 +1,5 @@
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { LspDeadline, type LspError, LspService } from "@lsp-seam/lsp"
@@ -70,17 +71,28 @@ const hover = (workspace: string) =>
 
 const never = () => Effect.never
 
-/** The node file system, noting the path of every file it opens. */
-const noteOpens = (opened: Array<string>) =>
+/** The node file system, noting the path of every file it opens; paths in `unreadable` refuse reading. */
+const noteOpens = (opened: Array<string>, unreadable: Set<string> = new Set()) =>
   Layer.effect(
     FileSystem.FileSystem,
-    Effect.map(FileSystem.FileSystem, (fs) => ({
-      ...fs,
-      open: (path: string, options?: FileSystem.OpenFileOptions) => {
-        opened.push(path)
-        return fs.open(path, options)
+    Effect.map(FileSystem.FileSystem, (fs) => {
+      const denied = (path: string, method: string) =>
+        new PlatformError.SystemError({
+          reason: "PermissionDenied",
+          module: "FileSystem",
+          method,
+          pathOrDescriptor: path
+        })
+      return {
+        ...fs,
+        access: (path: string, options?: FileSystem.AccessFileOptions) =>
+          unreadable.has(path) ? Effect.fail(denied(path, "access")) : fs.access(path, options),
+        open: (path: string, options?: FileSystem.OpenFileOptions) => {
+          opened.push(path)
+          return unreadable.has(path) ? Effect.fail(denied(path, "open")) : fs.open(path, options)
+        }
       }
-    }))
+    })
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const HoverParams = Schema.Struct({ position: Schema.Struct({ line: Schema.Number }) })
@@ -513,6 +525,7 @@ describe("LspStdio under TestClock (memory executor)", () => {
     NodeFs.utimesSync(main, new Date(lastChange), new Date(lastChange))
     const observed = yield* observe
     const opened: Array<string> = []
+    const unreadable = new Set<string>()
     const notes: Array<string> = []
     const program = () =>
       Testing.fakeLanguageServer({
@@ -522,9 +535,16 @@ describe("LspStdio under TestClock (memory executor)", () => {
             if (method.startsWith("textDocument/")) notes.push(method)
           })
       })
-    const { context } = yield* buildHost(observed, program, { documentSync: "retained" }, {}, noteOpens(opened))
+    const { context } = yield* buildHost(
+      observed,
+      program,
+      { documentSync: "retained" },
+      {},
+      noteOpens(opened, unreadable)
+    )
     return {
       main,
+      unreadable,
       lastChange,
       observed,
       notes,
@@ -586,5 +606,15 @@ describe("LspStdio under TestClock (memory executor)", () => {
       const error = yield* Effect.flip(ask)
       assert.strictEqual(error.code, "LSP_SOURCE_INVALID_UTF8")
       assert.strictEqual(yield* Ref.get(observed.starts), 1)
+    }))
+
+  it.scoped("retained: a held file that can no longer be read is refused, as transient open would", () =>
+    Effect.gen(function*() {
+      const { ask, lastChange, main, unreadable } = yield* retainedHost
+      yield* TestClock.setTime(lastChange + 10_000)
+      yield* ask
+      unreadable.add(main)
+      const error = yield* Effect.flip(ask)
+      assert.strictEqual(error.code, "LSP_SOURCE_NOT_A_FILE")
     }))
 })
