@@ -43,7 +43,7 @@ const retained = (record: string, server: Record<string, unknown> = {}) =>
     server: { documentSync: "retained", ...server }
   })
 
-// Make a later write look older than the racy window, so only size and mtime decide.
+// Date a file a minute back. (utimes sets its ctime to now, so the next two seconds still compare bytes.)
 const age = (path: string) => {
   const past = new Date(Date.now() - 60_000)
   NodeFs.utimesSync(path, past, past)

@@ -52,13 +52,35 @@ const recordingConnection = (sent: Array<readonly [string, string, number]>): Js
   }
 }
 
-/** A temporary workspace with these files, and `prepare` against a recording connection. */
-const setup = (files: Record<string, string>) =>
+/**
+ * The local file access, with the `stat` and `fstat` of some paths showing other times and inodes, counting
+ * the reads of each path.
+ */
+const withTimes = (
+  overrides: Map<string, Partial<FileAccess.FileInfo>>,
+  reads: Map<string, number>
+): FileAccess.FileAccess => ({
+  ...FileAccess.local,
+  stat: (path) => Effect.map(FileAccess.local.stat(path), (info) => ({ ...info, ...overrides.get(path) })),
+  read: (path, limit, check) =>
+    Effect.suspend(() => {
+      reads.set(path, (reads.get(path) ?? 0) + 1)
+      return FileAccess.local.read(path, limit, (info) => check({ ...info, ...overrides.get(path) }))
+    })
+})
+
+/**
+ * A temporary workspace with these files, and `prepare` against a recording connection. `times` sets what
+ * `stat` says of a file (by name) instead of the disk.
+ */
+const setup = (files: Record<string, string>, times: Map<string, Partial<FileAccess.FileInfo>> = new Map()) =>
   Effect.gen(function*() {
-    const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-retained-"))
+    const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-retained-")))
     yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true })))
     for (const [name, text] of Object.entries(files)) NodeFs.writeFileSync(NodePath.join(root, name), text)
-    const services = { files: FileAccess.local, path: yield* Path.Path }
+    const overrides = new Map([...times].map(([name, info]) => [NodePath.join(root, name), info]))
+    const reads = new Map<string, number>()
+    const services = { files: withTimes(overrides, reads), path: yield* Path.Path }
     const workspace = yield* resolveWorkspaceWith(services, root)
     const locate = (name: string) => locateSourceWith(services, workspace, name, 1_000)
     const set = yield* RetainedDocuments.makeSet
@@ -77,7 +99,11 @@ const setup = (files: Record<string, string>) =>
           maxDocuments: 2,
           sync: 1
         }))
-    return { root, services, workspace, locate, set, sent, prepare }
+    /** Changes what `stat` says of a file from now on. */
+    const setTimes = (name: string, info: Partial<FileAccess.FileInfo>) =>
+      overrides.set(NodePath.join(root, name), { ...overrides.get(NodePath.join(root, name)), ...info })
+    const readsOf = (name: string) => reads.get(NodePath.join(root, name)) ?? 0
+    return { root, services, workspace, locate, set, sent, prepare, setTimes, readsOf }
   })
 
 const versions = (map: ReadonlyMap<string, RetainedDocuments.RetainedDocument>) =>
@@ -93,7 +119,7 @@ describe("RetainedDocuments.prepare", () => {
         // c and b are held at version 1 with text that is no longer on disk: querying a sends both their new
         // text, opens a and, with room for two documents, closes c (the least recently queried). Then a query
         // on b takes the path of a document held unchanged.
-        const { locate, prepare, sent, set } = yield* setup({
+        const { locate, prepare, readsOf, sent, set } = yield* setup({
           "a.fake": "a\n",
           "b.fake": "b, edited\n",
           "c.fake": "c\n"
@@ -130,7 +156,11 @@ describe("RetainedDocuments.prepare", () => {
         // The next query on the same set goes on from whatever was recorded, without a protocol error.
         yield* prepare("b.fake")
         assert.deepStrictEqual(versions(yield* Ref.get(set)), replay(held, sent))
-        if (!probe.fired()) break
+        if (!probe.fired()) {
+          // Uninterrupted, b was read once, by the query on a; the queries on b found it held unchanged.
+          assert.strictEqual(readsOf("b.fake"), 1)
+          break
+        }
       }
       // Every operation of both queries was a point of interruption.
       assert.isAbove(k, 100)
@@ -163,5 +193,54 @@ describe("RetainedDocuments.prepare", () => {
       const read = yield* readLocatedWith(services, yield* locate("a.fake"), 1_000)
       yield* prepare("a.fake", { ...read, text: "bbbb\n" })
       assert.deepStrictEqual(sent.map(([method, , version]) => [method, version]), [["didOpen", 1], ["didChange", 2]])
+    }).pipe(Effect.provide(PlatformPath.layer)))
+
+  // Times a file system reports that the disk here cannot be made to show: coarse ticks, missing fields.
+  const T = 1_800_000_000_000
+  const timed = (name: string, info: Partial<FileAccess.FileInfo>) => new Map([[name, info]])
+  const sentOf = (sent: ReadonlyArray<readonly [string, string, number]>) =>
+    sent.map(([method, , version]) => [method, version])
+
+  it.scoped("a text read soon after the file's last status change is compared again, even with no time changed", () =>
+    Effect.gen(function*() {
+      const { prepare, root, sent } = yield* setup(
+        { "a.fake": "aaaa\n" },
+        timed("a.fake", { mtimeMs: T - 60_000, ctimeMs: T, ino: 7 })
+      )
+      yield* TestClock.setTime(T + 500)
+      yield* prepare("a.fake")
+      // A same-size rewrite in the same tick of a coarse ctime: size, times and inode all stay the same.
+      NodeFs.writeFileSync(NodePath.join(root, "a.fake"), "bbbb\n")
+      yield* TestClock.setTime(T + 10_000)
+      yield* prepare("a.fake")
+      assert.deepStrictEqual(sentOf(sent), [["didOpen", 1], ["didChange", 2]])
+    }).pipe(Effect.provide(PlatformPath.layer)))
+
+  it.scoped("a file replaced by one of the same size and times is found by its inode", () =>
+    Effect.gen(function*() {
+      const { prepare, root, sent, setTimes } = yield* setup(
+        { "a.fake": "aaaa\n" },
+        timed("a.fake", { mtimeMs: T - 60_000, ctimeMs: T - 60_000, ino: 1 })
+      )
+      yield* TestClock.setTime(T)
+      yield* prepare("a.fake")
+      yield* prepare("a.fake")
+      NodeFs.writeFileSync(NodePath.join(root, "a.fake"), "bbbb\n")
+      setTimes("a.fake", { ino: 2 })
+      yield* prepare("a.fake")
+      assert.deepStrictEqual(sentOf(sent), [["didOpen", 1], ["didChange", 2]])
+    }).pipe(Effect.provide(PlatformPath.layer)))
+
+  it.scoped("a file system that reports no times is never trusted by its stat", () =>
+    Effect.gen(function*() {
+      const { prepare, root, sent } = yield* setup(
+        { "a.fake": "aaaa\n" },
+        timed("a.fake", { mtimeMs: 0, ctimeMs: 0, ino: 0 })
+      )
+      yield* TestClock.setTime(T)
+      yield* prepare("a.fake")
+      NodeFs.writeFileSync(NodePath.join(root, "a.fake"), "bbbb\n")
+      yield* prepare("a.fake")
+      assert.deepStrictEqual(sentOf(sent), [["didOpen", 1], ["didChange", 2]])
     }).pipe(Effect.provide(PlatformPath.layer)))
 })

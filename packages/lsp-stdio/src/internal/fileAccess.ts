@@ -24,7 +24,7 @@ export interface FileInfo {
   readonly mtimeMs: number
   /**
    * Status change time (ctime) in milliseconds since the epoch; 0 when unknown (the platform `FileSystem`
-   * does not report it). Unlike the mtime, no writer can set it back.
+   * does not report it). Unlike the mtime, local file systems give writers no way to set it back.
    */
   readonly ctimeMs: number
   /** The inode number; 0 when unknown. */

@@ -47,11 +47,14 @@ const RACY_MS = 2_000
 
 /**
  * Whether the disk still holds the text recorded in `document`: same size, times and inode, and the text
- * was read well after the file's last change (see `RACY_MS`). Otherwise only the bytes can tell.
+ * was read well after the file's last change (see `RACY_MS`). Otherwise only the bytes can tell. A file
+ * system that reports no mtime is never trusted; a ctime or inode it does not report (0) is not compared.
+ * Assumes the file system stamps times with the host's clock (to within a second), as on a local disk.
  */
 const unchangedOnDisk = (document: RetainedDocument, disk: DiskState) =>
-  disk.size === document.size && disk.mtimeMs === document.mtimeMs && disk.ctimeMs === document.ctimeMs &&
-  disk.ino === document.ino && document.readAt - Math.max(document.mtimeMs, document.ctimeMs) >= RACY_MS
+  document.mtimeMs > 0 && disk.size === document.size && disk.mtimeMs === document.mtimeMs &&
+  disk.ctimeMs === document.ctimeMs && disk.ino === document.ino &&
+  document.readAt - Math.max(document.mtimeMs, document.ctimeMs) >= RACY_MS
 
 /** What the disk looked like when `source` was read: its open file's own stat, never a later one. */
 const readState = (source: Source) => ({
@@ -97,8 +100,8 @@ export const acceptsChanges = (sync: unknown): boolean => {
 }
 
 /**
- * Brings every retained document other than `except` up to date with the disk: unchanged size and mtime
- * (and not modified within the last moments) means unchanged; otherwise the file is read again and, when
+ * Brings every retained document other than `except` up to date with the disk: unchanged by `stat` (see
+ * `unchangedOnDisk`) means unchanged; otherwise the file is read again and, when
  * its bytes differ, sent whole with the next version. A file that is gone, or no longer acceptable as a
  * source, is closed and forgotten.
  */
@@ -151,8 +154,8 @@ const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
 }
 
 /**
- * Whether the set holds the located file as the disk has it now (same size and mtime by `stat`, not
- * modified just now): then a query on it needs no read at all.
+ * Whether the set holds the located file as the disk has it now, by `stat` (see `unchangedOnDisk`): then
+ * a query on it needs no read at all.
  */
 export const holdsUnchanged = (set: RetainedSet, location: SourceLocation): Effect.Effect<boolean> =>
   Effect.map(Ref.get(set), (documents) => {
