@@ -92,7 +92,7 @@ describe("documentSync: retained (fake server)", () => {
       ])
     }))
 
-  it.scopedLive("a same-size edit with the same mtime is still caught while the file is recent", () =>
+  it.scopedLive("a same-size edit with its mtime put back is still sent (its ctime, or its bytes, show it)", () =>
     Effect.gen(function*() {
       const record = yield* makeRecordFile
       const workspace = yield* makeWorkspace({ "a.fake": "aaaa\n", "b.fake": "b\n" })
@@ -109,7 +109,7 @@ describe("documentSync: retained (fake server)", () => {
       assert.deepStrictEqual(lifecycle(record).slice(1, 2), [["didChange", "a.fake", 2, "bbbb\n"]])
     }))
 
-  it.scopedLive("an old file whose size and mtime are unchanged is not read again", () =>
+  it.scopedLive("an old file whose size and mtime are unchanged is not sent again", () =>
     Effect.gen(function*() {
       const record = yield* makeRecordFile
       const workspace = yield* makeWorkspace({ "a.fake": "aaaa\n", "b.fake": "b\n" })

@@ -243,4 +243,19 @@ describe("RetainedDocuments.prepare", () => {
       yield* prepare("a.fake")
       assert.deepStrictEqual(sentOf(sent), [["didOpen", 1], ["didChange", 2]])
     }).pipe(Effect.provide(PlatformPath.layer)))
+
+  it.scoped("a held document unchanged on disk is not read when another file is queried", () =>
+    Effect.gen(function*() {
+      const old = { mtimeMs: T - 60_000, ctimeMs: T - 60_000 }
+      const { prepare, readsOf, sent } = yield* setup(
+        { "a.fake": "a\n", "b.fake": "b\n" },
+        new Map([["a.fake", old], ["b.fake", old]])
+      )
+      yield* TestClock.setTime(T)
+      yield* prepare("a.fake")
+      yield* prepare("b.fake")
+      yield* prepare("b.fake")
+      assert.strictEqual(readsOf("a.fake"), 1)
+      assert.deepStrictEqual(sentOf(sent), [["didOpen", 1], ["didOpen", 1]])
+    }).pipe(Effect.provide(PlatformPath.layer)))
 })
