@@ -235,6 +235,19 @@ describe("Framing.makeDecoder", () => {
     assert.strictEqual(failureOf(() => decodeChunks(cut(input, [100, 3000, 5024, 5025, 9000]))), "InvalidUtf8")
   })
 
+  it("checks and decodes bodies of 64 KiB or more as it does small ones (another decoding path)", () => {
+    const filler = "a".repeat(70_000)
+    const framed = (body: Uint8Array) => concat(bytes(`Content-Length: ${body.length}\r\n\r\n`), body)
+    for (const invalid of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe9]]) {
+      const body = concat(bytes(`["${filler}`), new Uint8Array(invalid), bytes("é\"]"))
+      assert.strictEqual(failureOf(() => decodeChunks([framed(body)])), "InvalidUtf8", `bytes ${invalid.join(" ")}`)
+    }
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf])
+    assert.deepStrictEqual(decodeChunks([framed(concat(bom, bytes(`["${filler}é"]`)))]), [[`${filler}é`]])
+    assert.deepStrictEqual(decodeChunks([framed(concat(bom, bytes(`["${filler}"]`)))]), [[filler]])
+    assert.deepStrictEqual(decodeChunks([framed(bytes(`["${filler}😀"]`))]), [[`${filler}😀`]])
+  })
+
   it("skips a UTF-8 byte order mark at the start of a body, as vscode-jsonrpc does", () => {
     const input = concat(bytes("Content-Length: 7\r\n\r\n"), new Uint8Array([0xef, 0xbb, 0xbf]), bytes("[42]"))
     assert.deepStrictEqual(decodeChunks([input]), [[42]])

