@@ -117,10 +117,13 @@ const portable = (value: unknown): unknown => {
 const commandLine = (server: LspPresets.ServerInput): string =>
   [server.command, ...(server.args ?? [])].map((part) => String(portable(part))).join(" ")
 
+/** What the table already shows of a preset's server. */
+const shownInTable = new Set(["command", "args", "extensionToLanguage"])
+
 const presetSettings = (server: LspPresets.ServerInput): string => {
   const settings = Object.fromEntries(
-    (["initializationOptions", "configuration", "env"] as const).flatMap((key) =>
-      server[key] === undefined ? [] : [[key, portable(server[key])]]
+    Object.entries(server).flatMap(([key, value]) =>
+      shownInTable.has(key) || value === undefined ? [] : [[key, portable(value)]]
     )
   )
   return Object.keys(settings).length === 0 ? "" : "\n```json\n" + JSON.stringify(settings, null, 2) + "\n```\n"
