@@ -27,7 +27,8 @@ import * as StdioHost from "./StdioHost.js"
 export interface Options {
   /**
    * Whether servers run on this machine, in the host's own process namespace (the default). Then servers
-   * learn the host's pid (so they exit when it dies), teardown ends their whole process group, and
+   * learn the host's pid (so they exit when it dies), teardown ends their whole process group, a watchdog
+   * process ends the groups of a host killed before its teardown (after the longest `killGraceMs`), and
    * workspaces and sources are read with synchronous system calls (far cheaper than the thread pool for
    * small local files). Set it to false when the `CommandExecutor` runs them elsewhere (a sandbox, a remote
    * machine, a test double): then every file is read through the platform `FileSystem`.
@@ -36,6 +37,12 @@ export interface Options {
   /** The environment servers inherit before scrubbing; default `process.env`. */
   readonly environment?: Readonly<Record<string, string | undefined>>
 }
+
+/** Where the servers run, for the current scope: the local watchdog waits as long as the most patient server. */
+const processWorld = (config: StdioConfig.StdioConfig, options: Options) =>
+  options.local === false
+    ? Effect.succeed(ProcessWorld.remote)
+    : ProcessWorld.makeLocal(Math.max(0, ...Object.values(config.servers).map((server) => server.killGraceMs)))
 
 /**
  * Validates `config`, resolves every executable, then registers one provider per server with the
@@ -56,11 +63,9 @@ export const register = (
   Effect.gen(function*() {
     const decoded = yield* StdioConfig.decode(config)
     const specs = yield* Host.prepare(decoded, options.environment ?? process.env)
-    const { host, providers } = yield* Host.makeProviders(
-      specs,
-      options.local === false ? ProcessWorld.remote : ProcessWorld.local,
-      { maxServers: decoded.maxServers }
-    )
+    const { host, providers } = yield* Host.makeProviders(specs, yield* processWorld(decoded, options), {
+      maxServers: decoded.maxServers
+    })
     const service = yield* LspService.LspService
     yield* Effect.forEach(providers, (provider) => service.registerProvider(provider), { discard: true })
     return host
@@ -129,9 +134,9 @@ export const diagnose = (
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
   Effect.flatMap(StdioConfig.decode(config), (decoded) =>
-    Diagnose.diagnose(
-      decoded,
-      workspaceRoot,
-      options.local === false ? ProcessWorld.remote : ProcessWorld.local,
-      options.environment ?? process.env
+    Effect.scoped(
+      Effect.flatMap(
+        processWorld(decoded, options),
+        (world) => Diagnose.diagnose(decoded, workspaceRoot, world, options.environment ?? process.env)
+      )
     ))

@@ -20,6 +20,7 @@ import {
   readRecord,
   startedPids,
   waitForRecord,
+  watchdogsOf,
   withHost
 } from "./support/fakeHost.js"
 
@@ -175,11 +176,15 @@ describe("LspStdio host lifecycle (fake server)", () => {
       yield* Effect.provide(query(workspace, "hover"), context)
       yield* waitForRecord(record, (all) => all.some((r) => r.event === "grandchildStart"))
       const grandchild = Number(NodeFs.readFileSync(pidFile, "utf8"))
+      const watchdogs = watchdogsOf(process.pid)
+      assert.isNotEmpty(watchdogs, "the host's watchdog runs while its servers do")
       const started = Date.now()
       yield* Scope.close(scope, Exit.void)
       const took = Date.now() - started
       assert.isTrue(yield* allGone(startedPids(record)), "the server's process group is gone")
       assert.isFalse(isRunning(grandchild), "the grandchild is gone")
+      // Every group was seen gone, so the watchdog had nothing to end and left with the host.
+      assert.isTrue(watchdogs.every((pid) => !isRunning(pid)), "the watchdog is gone")
       // shutdown budget + SIGTERM grace + SIGKILL, well within killGraceMs + 1 s of the escalation.
       assert.isBelow(took, 200 + 200 + 1_000)
       assert.isAbove(events(record, "sigterm").length, 0)

@@ -3,7 +3,15 @@ import { Effect, Schedule } from "effect"
 import * as NodeChild from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
-import { allGone, fakeServerScript, isRunning, makeRecordFile, makeWorkspace } from "./support/fakeHost.js"
+import {
+  allGone,
+  events,
+  fakeServerScript,
+  isRunning,
+  makeRecordFile,
+  makeWorkspace,
+  watchdogsOf
+} from "./support/fakeHost.js"
 
 const hostScript = fileURLToPath(new URL("./support/orphanHost.ts", import.meta.url))
 const tsProject = fileURLToPath(new URL("./fixtures/ts-project", import.meta.url))
@@ -29,6 +37,12 @@ const startHost = (config: unknown, queries: ReadonlyArray<{ workspaceRoot: stri
       }
     ),
     ({ host }) => Effect.sync(() => host.kill("SIGKILL"))
+  )
+
+const goneWithin = (pids: ReadonlyArray<number>, what: string) =>
+  allGone(pids).pipe(
+    Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("50 millis") }),
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`${what} outlived its host by 5 s`) })
   )
 
 describe("orphans", () => {
@@ -62,12 +76,48 @@ describe("orphans", () => {
         assert.isFalse(yield* allGone(serverPids), "the servers run while the host does")
         host.kill("SIGKILL")
         const started = Date.now()
-        yield* allGone(serverPids).pipe(
-          Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("50 millis") }),
-          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("a server outlived its host by 5 s") })
-        )
+        yield* goneWithin(serverPids, "a server")
         assert.isBelow(Date.now() - started, 5_000)
         assert.isFalse(serverPids.some(isRunning))
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "a server that ignores its stdin's end, the host's pid and SIGTERM is ended by the watchdog, which then leaves",
+    () =>
+      Effect.gen(function*() {
+        const record = yield* makeRecordFile
+        const workspace = yield* makeWorkspace()
+        const config = {
+          servers: {
+            fake: {
+              command: process.execPath,
+              args: [fakeServerScript],
+              extensionToLanguage: { fake: "fake" },
+              killGraceMs: 500,
+              env: {
+                FAKE_LSP: JSON.stringify({
+                  record,
+                  answers: { "textDocument/hover": null },
+                  ignoreStdinEnd: true,
+                  ignoreSigterm: true
+                })
+              }
+            }
+          }
+        }
+        const { host, serverPids } = yield* startHost(config, [{ workspaceRoot: workspace, filePath: "main.fake" }])
+        const watchdogs = watchdogsOf(host.pid!)
+        assert.strictEqual(watchdogs.length, 1, "one watchdog per host")
+        host.kill("SIGKILL")
+        yield* goneWithin(serverPids, "the server")
+        assert.isNotEmpty(events(record, "stdinEnd"), "the server saw its stdin end and stayed")
+        assert.isNotEmpty(events(record, "sigterm"), "and ignored SIGTERM: only SIGKILL ended it")
+        yield* Effect.sync(() => watchdogs.every((pid) => !isRunning(pid))).pipe(
+          Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("50 millis") }),
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the watchdog stayed") })
+        )
       }),
     { timeout: 60_000 }
   )

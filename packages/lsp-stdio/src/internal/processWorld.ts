@@ -1,8 +1,10 @@
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as FileAccess from "./fileAccess.js"
 import * as ProcessTree from "./processTree.js"
+import * as Watchdog from "./watchdog.js"
 
 /**
  * Where servers run, as far as lifecycle is concerned. On the local machine lsp-seam tells servers its
@@ -24,6 +26,10 @@ export interface ProcessWorld {
   readonly residentBytes: (pid: number) => Effect.Effect<number | null>
   /** How workspaces and sources are read: where the servers are, given the platform's file system. */
   readonly files: (fs: FileSystem.FileSystem) => FileAccess.FileAccess
+  /** A server has started: from now on it is ended even if the host dies without tearing it down. */
+  readonly watch: (pid: number) => Effect.Effect<void>
+  /** A server's teardown has seen it and everything it started gone. */
+  readonly release: (pid: number) => Effect.Effect<void>
 }
 
 // Teardown runs in finalisers, which are uninterruptible: each wait must opt back in, or its timeout could
@@ -33,18 +39,25 @@ const awaitExit = (exited: Effect.Effect<unknown>, timeoutMs: number) =>
     Effect.timeoutTo({ duration: timeoutMs, onSuccess: () => true, onTimeout: () => false })
   )
 
-/** The local POSIX machine: servers are process-group leaders and the host can watch the whole group. */
-export const local: ProcessWorld = {
-  hostPid: process.pid,
-  signalTree: (pid, signal) => ProcessTree.signalGroup(pid, signal),
-  treeGone: (pid, exited, timeoutMs) =>
-    Effect.zipWith(awaitExit(exited, timeoutMs), ProcessTree.awaitGroupGone(pid, timeoutMs), (a, b) => a && b, {
-      concurrent: true
-    }),
-  residentBytes: (pid) => ProcessTree.groupResidentBytes(pid),
-  // This machine's files, read with synchronous calls (see fileAccess.ts for why).
-  files: () => FileAccess.local
-}
+/**
+ * The local POSIX machine: servers are process-group leaders and the host can watch the whole group. A
+ * watchdog (see watchdog.ts) ends the groups of a host that dies without tearing them down, after
+ * `killGraceMs`; it lives in the current scope.
+ */
+export const makeLocal = (killGraceMs: number): Effect.Effect<ProcessWorld, never, Scope.Scope> =>
+  Effect.map(Watchdog.make(killGraceMs), (watchdog) => ({
+    hostPid: process.pid,
+    signalTree: (pid, signal) => ProcessTree.signalGroup(pid, signal),
+    treeGone: (pid, exited, timeoutMs) =>
+      Effect.zipWith(awaitExit(exited, timeoutMs), ProcessTree.awaitGroupGone(pid, timeoutMs), (a, b) => a && b, {
+        concurrent: true
+      }),
+    residentBytes: (pid) => ProcessTree.groupResidentBytes(pid),
+    // This machine's files, read with synchronous calls (see fileAccess.ts for why).
+    files: () => FileAccess.local,
+    watch: watchdog.watch,
+    release: watchdog.release
+  }))
 
 /** Any other world: signals go through the executor, and "gone" means the process reported its exit. */
 export const remote: ProcessWorld = {
@@ -54,5 +67,8 @@ export const remote: ProcessWorld = {
     kill(signal).pipe(Effect.ignore, Effect.interruptible, Effect.fork, Effect.asVoid),
   treeGone: (_pid, exited, timeoutMs) => awaitExit(exited, timeoutMs),
   residentBytes: () => Effect.succeed(null),
-  files: FileAccess.platform
+  files: FileAccess.platform,
+  // Nothing here can signal a process the executor does not know about.
+  watch: () => Effect.void,
+  release: () => Effect.void
 }

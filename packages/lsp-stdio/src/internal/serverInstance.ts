@@ -126,6 +126,7 @@ export const start = (
         })
       )
     )
+    yield* world.watch(child.pid)
     const stderr = yield* StderrTail.make(config.maxStderrBytes)
     const readiness = yield* Readiness.make(config.readiness)
     yield* child.stderr.pipe(Stream.runForEach(stderr.append), Effect.ignore, Effect.forkScoped)
@@ -275,9 +276,17 @@ const teardown = (input: TeardownInput): Effect.Effect<void> =>
     // watch for, before any kill.
     yield* input.closeStdin.pipe(Effect.interruptible, Effect.timeoutOption(config.killGraceMs))
     yield* connection.fail(LspError.disposed(`The "${input.providerId}" server has been shut down.`))
-    if (yield* world.treeGone(input.pid, input.exited, 0)) return
+    const gone = (timeoutMs: number) =>
+      Effect.tap(world.treeGone(input.pid, input.exited, timeoutMs), (done) =>
+        done ? world.release(input.pid) : Effect.void)
+    if (yield* gone(0)) {
+      return
+    }
     yield* world.signalTree(input.pid, "SIGTERM", input.kill)
-    if (yield* world.treeGone(input.pid, input.exited, config.killGraceMs)) return
+    if (yield* gone(config.killGraceMs)) {
+      return
+    }
     yield* world.signalTree(input.pid, "SIGKILL", input.kill)
-    yield* world.treeGone(input.pid, input.exited, config.killGraceMs)
+    // A group still not gone stays with the watchdog, which tries again when the host ends.
+    yield* gone(config.killGraceMs)
   })

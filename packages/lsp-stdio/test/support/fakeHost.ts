@@ -82,6 +82,19 @@ export const isRunning = (pid: number): boolean => {
   }
 }
 
+/** Pids of the watchdog processes `parent` started (their command line names them). */
+export const watchdogsOf = (parent: number): ReadonlyArray<number> =>
+  NodeFs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      const stat = NodeFs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      const command = NodeFs.readFileSync(`/proc/${entry}/cmdline`, "latin1")
+      return ppid === parent && command.includes("lsp-seam-watchdog") ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+
 /** Waits (polling, bounded) until `predicate` holds on the record. */
 export const waitForRecord = (
   recordFile: string,
