@@ -100,6 +100,26 @@ describe("findFiles", () => {
       assert.isFalse(enough.truncated)
     }))
 
+  it.scoped("follows links only within the workspace, and enters a directory once however it is reached", () =>
+    Effect.gen(function*() {
+      const root = yield* tree({ "a/b/c/x.txt": "", "z/deep.ts": "" })
+      const outside = yield* tree({ "elsewhere.ts": "", "dir/in.ts": "" })
+      // A loop back to the root, a directory and a file outside, all sorted before "z".
+      NodeFs.symlinkSync(root, NodePath.join(root, "a", "loop"))
+      NodeFs.symlinkSync(NodePath.join(outside, "dir"), NodePath.join(root, "out-dir"))
+      NodeFs.symlinkSync(NodePath.join(outside, "elsewhere.ts"), NodePath.join(root, "out.ts"))
+      // A link to a file inside counts, under the name it was found by.
+      NodeFs.symlinkSync(NodePath.join(root, "z", "deep.ts"), NodePath.join(root, "z", "alias.ts"))
+      const search = yield* find(root, [target("ts", [".ts"])])
+      assert.strictEqual(search.found.get("ts"), NodePath.join("z", "alias.ts"))
+      // root: a, out-dir, out.ts, z; a: b, loop; z: alias.ts (the loop is not entered: it is the root again).
+      assert.strictEqual(search.visited, 7)
+      const none = yield* find(root, [target("py", [".py"])])
+      // Everything once: 4 + 2 + 2 (z) + 1 (b) + 1 (c): the loop and the outside directory are not entered.
+      assert.strictEqual(none.visited, 10)
+      assert.isFalse(none.truncated)
+    }))
+
   it.scoped("stops as soon as every target has a file", () =>
     Effect.gen(function*() {
       const root = yield* tree({ "a.ts": "", "b.txt": "", "sub/c.txt": "" })

@@ -39,6 +39,9 @@ const skippedDirectory = (name: string): boolean => name.startsWith(".") || name
  * Walks `root` breadth first, entries of each directory in sorted order, and records for each target the
  * first file it handles (no larger than it accepts). Dot-directories and node_modules are skipped; the walk
  * stops when every target has a file or after `maxEntries` entries. Unreadable entries are passed over.
+ * Symbolic links are followed only within the workspace: a directory is entered once, by whichever path
+ * reaches it first (so a link loop is walked once), and a file or directory whose real path lies outside
+ * `root` is passed over (the host would refuse to open it).
  */
 export const findFiles = (
   root: string,
@@ -48,7 +51,20 @@ export const findFiles = (
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
+    const realRoot = yield* fs.realPath(root).pipe(Effect.orElseSucceed(() => root))
+    /** The real path of an entry when it lies inside the workspace. */
+    const inside = (relative: string) =>
+      fs.realPath(path.join(root, relative)).pipe(
+        Effect.map((real) => {
+          const fromRoot = path.relative(realRoot, real)
+          return fromRoot === "" || (!fromRoot.startsWith("..") && !path.isAbsolute(fromRoot))
+            ? Option.some(real)
+            : Option.none()
+        }),
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
     const found = new Map<string, string>()
+    const entered = new Set<string>([realRoot])
     const queue: Array<string> = [""]
     let visited = 0
     while (queue.length > 0 && found.size < targets.length) {
@@ -64,15 +80,19 @@ export const findFiles = (
         const info = yield* Effect.option(fs.stat(path.join(root, relative)))
         if (Option.isNone(info)) continue
         if (info.value.type === "Directory") {
-          if (!skippedDirectory(name)) queue.push(relative)
+          if (skippedDirectory(name)) continue
+          const real = yield* inside(relative)
+          if (Option.isNone(real) || entered.has(real.value)) continue
+          entered.add(real.value)
+          queue.push(relative)
         } else if (info.value.type === "File") {
           const extension = LspExtension.finalExtension(name)
-          for (const target of targets) {
-            if (
-              !found.has(target.providerId) && target.extensions.includes(extension) &&
-              Number(info.value.size) <= target.maxBytes
-            ) found.set(target.providerId, relative)
-          }
+          const wanted = targets.filter((target) =>
+            !found.has(target.providerId) && target.extensions.includes(extension) &&
+            Number(info.value.size) <= target.maxBytes
+          )
+          if (wanted.length === 0 || Option.isNone(yield* inside(relative))) continue
+          for (const target of wanted) found.set(target.providerId, relative)
         }
       }
     }
