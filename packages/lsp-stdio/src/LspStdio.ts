@@ -28,7 +28,8 @@ export interface Options {
   /**
    * Whether servers run on this machine, in the host's own process namespace (the default). Then servers
    * learn the host's pid (so they exit when it dies), teardown ends their whole process group, a watchdog
-   * process ends the groups of a host killed before its teardown (after the longest `killGraceMs`), and
+   * process ends the groups of a host killed before its teardown (SIGTERM, then SIGKILL after the longest
+   * `killGraceMs` rounded up to whole seconds), and
    * workspaces and sources are read with synchronous system calls (far cheaper than the thread pool for
    * small local files). Set it to false when the `CommandExecutor` runs them elsewhere (a sandbox, a remote
    * machine, a test double): then every file is read through the platform `FileSystem`.

@@ -122,18 +122,21 @@ describe("watchdog", () => {
   )
 
   it.scopedLive(
-    "replaces a watchdog that died, and the new one knows every watched group",
+    "replaces a watchdog that died at once, and the new one knows every watched group",
     () =>
       Effect.gen(function*() {
         const first = yield* stubbornGroup
         const second = yield* stubbornGroup
         const { close, watchdog } = yield* openWatchdog(1_000)
         yield* watchdog.watch(first.pgid)
+        yield* watchdog.watch(second.pgid)
         const dead = yield* started(watchdog)
         process.kill(dead, "SIGKILL")
-        yield* eventually(Effect.map(watchdog.pid, (pid) => pid === undefined), "the host saw the watchdog die")
-        yield* watchdog.watch(second.pgid)
-        assert.notStrictEqual(yield* started(watchdog), dead)
+        // No new watch is needed: the groups it listed are handed to a new watchdog.
+        yield* eventually(
+          Effect.map(watchdog.pid, (pid) => pid !== undefined && pid !== dead),
+          "a new watchdog started"
+        )
         yield* close
         yield* eventually(
           Effect.map(Effect.all([groupAlive(first.pgid), groupAlive(second.pgid)]), (alive) => alive.every((a) => !a)),
@@ -141,5 +144,35 @@ describe("watchdog", () => {
         )
       }),
     { timeout: 15_000 }
+  )
+
+  it.scopedLive(
+    "leaves as soon as the groups it signalled are gone, and kills none that went",
+    () =>
+      Effect.gen(function*() {
+        const polite = yield* Effect.acquireRelease(
+          Effect.async<number, Error>((resume) => {
+            const child = NodeChild.spawn(
+              process.execPath,
+              ["-e", "process.stdout.write('up'); setInterval(() => {}, 1 << 30)"],
+              { stdio: ["ignore", "pipe", "ignore"], detached: true }
+            )
+            child.stdout.once("data", () => resume(Effect.succeed(child.pid!)))
+            child.once("error", (error) => resume(Effect.fail(error)))
+            child.unref()
+          }),
+          (pgid) => ProcessTree.signalGroup(pgid, "SIGKILL")
+        )
+        const { close, watchdog } = yield* openWatchdog(60_000)
+        yield* watchdog.watch(polite)
+        const pid = yield* started(watchdog)
+        const closing = Date.now()
+        yield* close
+        // The group left on SIGTERM, so the watchdog did not wait out its one-minute grace.
+        assert.isFalse(yield* groupAlive(polite))
+        assert.isFalse(isRunning(pid))
+        assert.isBelow(Date.now() - closing, 10_000)
+      }),
+    { timeout: 30_000 }
   )
 })

@@ -184,6 +184,10 @@ export const start = (
       Effect.flatMap((error) =>
         Effect.flatMap(Ref.get(stopping), (asked) => asked ? Effect.void : hooks.onCrash?.(error) ?? Effect.void)
       ),
+      // A server that exited with nothing of its group left is released from the watchdog now, not at its
+      // (possibly much later) teardown: the group's id is free for reuse from this moment.
+      Effect.zipRight(world.treeGone(child.pid, Deferred.await(exitInfo), 0)),
+      Effect.flatMap((gone) => gone ? world.release(child.pid) : Effect.void),
       Effect.forkScoped
     )
 

@@ -1,10 +1,12 @@
 /**
  * The last line of orphan protection on the local POSIX machine. Servers are told the host's pid and lose
  * their stdin when it dies, but a server that heeds neither would outlive a host killed with SIGKILL (no
- * finaliser runs then). The watchdog is a tiny shell process, a session of its own, that learns which
- * server process groups are alive through a pipe from the host. When that pipe ends with groups still
- * listed (the host died, or closed without seeing a group gone), it sends them SIGTERM, waits the grace
- * period and sends SIGKILL. It is started just after the first server and costs one `sh` process per host.
+ * finaliser runs then). The watchdog is a tiny shell process, a session of its own, that learns through a
+ * pipe from the host which server process groups it should end: each group from its server's spawn until
+ * the host has seen the group empty (at the server's exit or its teardown). When that pipe ends with groups
+ * still listed (the host died, or closed without seeing them go), it sends them SIGTERM, waits up to the
+ * grace period for them to go, and sends SIGKILL to those still there. It is started just after the first
+ * server and costs one `sh` process per host.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -12,6 +14,7 @@ import type * as Scope from "effect/Scope"
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
+import * as ProcessTree from "./processTree.js"
 
 export interface Watchdog {
   /** Hands a server's process group to the watchdog, to be ended if the host dies before `release`. */
@@ -23,8 +26,10 @@ export interface Watchdog {
 }
 
 /**
- * The watchdog's program: `+PGID` lines add a group, `-PGID` lines remove it; at the end of input the
- * groups left get SIGTERM, then SIGKILL after `$1` seconds. Pure POSIX sh (dash, bash, busybox).
+ * The watchdog's program: `+PGID` lines add a group, `-PGID` lines remove it. At the end of input the groups
+ * left get SIGTERM; then, once a second for `$1` seconds, the groups that still have a process are kept and
+ * the rest forgotten (so it leaves as soon as all are gone); SIGKILL goes only to the groups still there at
+ * the end. Pure POSIX sh (dash, bash, busybox).
  */
 const script = `
 groups=' '
@@ -34,9 +39,14 @@ while IFS= read -r line; do
     -*) kept=' '; for g in $groups; do [ "$g" = "\${line#-}" ] || kept="$kept$g "; done; groups=$kept ;;
   esac
 done
-[ "$groups" = ' ' ] && exit 0
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
-sleep "$1"
+waited=0
+while :; do
+  alive=' '; for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && alive="$alive$g "; done; groups=$alive
+  [ "$groups" = ' ' ] && exit 0
+  [ "$waited" -ge "$1" ] && break
+  sleep 1; waited=$((waited + 1))
+done
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
 exit 0
 `
@@ -72,17 +82,31 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
     /** Starts a watchdog unless one is running (again, if the last one died), telling it every group. */
     const ensureRunning = () => {
       if (closed || running() !== undefined || groups.size === 0 || !supported()) return
-      const started = NodeChild.spawn(shell, ["-c", script, "lsp-seam-watchdog", String(graceSeconds)], {
-        stdio: ["pipe", "ignore", "ignore"],
-        detached: true
-      })
-      // The watchdog never keeps the host alive, and its failures are not the host's: one that could not
-      // start or died is replaced at the next watch.
+      let started: NodeChild.ChildProcess
+      try {
+        // A small environment of its own: the host's may be too large to pass (E2BIG), and `sleep` is all
+        // the script needs from PATH.
+        started = NodeChild.spawn(shell, ["-c", script, "lsp-seam-watchdog", String(graceSeconds)], {
+          stdio: ["pipe", "ignore", "ignore"],
+          detached: true,
+          env: { PATH: "/usr/bin:/bin" }
+        })
+      } catch {
+        // Some spawn failures (ENOMEM, E2BIG) are thrown rather than emitted; the next watch tries again.
+        return
+      }
+      // The watchdog never keeps the host alive, and its failures are not the host's.
       started.on("error", () => {})
       started.stdin?.on("error", () => {})
       started.unref()
       if (started.stdin instanceof NodeNet.Socket) started.stdin.unref()
-      exited = new Promise((resolve) => started.once("close", () => resolve()))
+      exited = new Promise((resolve) =>
+        started.once("close", () => {
+          resolve()
+          // One that died while the host lives is replaced at once, so no listed group goes unwatched.
+          if (!closed && groups.size > 0) scheduleStart()
+        })
+      )
       child = started
       for (const pgid of groups) write(`+${pgid}`)
     }
@@ -98,25 +122,29 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
     }
 
     yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
+      Effect.gen(function*() {
         if (scheduled !== undefined) clearImmediate(scheduled)
         scheduled = undefined
+        // A listed group with no process left ended without its teardown seeing it (a crashed server not yet
+        // evicted): its id may be reused by now, so it is not the watchdog's to signal.
+        for (const pgid of Array.from(groups)) {
+          if ((yield* ProcessTree.groupMembers(pgid)).length === 0) {
+            groups.delete(pgid)
+            write(`-${pgid}`)
+          }
+        }
         // Groups still listed (their teardown never saw them go) are the watchdog's to end, started or not.
         ensureRunning()
         closed = true
         const last = child
         child = undefined
-        if (last === undefined) return Effect.void
+        if (last === undefined) return
         last.stdin?.end()
-        const finished = exited
-        return Effect.promise(() => finished).pipe(
+        // It leaves at once when nothing is listed; otherwise it is left to finish on its own after this wait
+        // (killing it could spare the groups it was about to end).
+        yield* Effect.promise(() => exited).pipe(
           Effect.interruptible,
-          Effect.timeoutTo({
-            duration: Duration.millis(graceSeconds * 1000 + 1000),
-            onSuccess: () => true,
-            onTimeout: () => false
-          }),
-          Effect.flatMap((done) => done ? Effect.void : Effect.sync(() => last.kill("SIGKILL")))
+          Effect.timeoutOption(Duration.millis(graceSeconds * 1000 + 1000))
         )
       })
     )
