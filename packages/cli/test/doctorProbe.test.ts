@@ -120,6 +120,15 @@ describe("findFiles", () => {
       assert.isFalse(none.truncated)
     }))
 
+  it.scoped("a name that starts with two dots is inside; a link into a skipped directory is skipped", () =>
+    Effect.gen(function*() {
+      const root = yield* tree({ "..main.ts": "", ".git/hook.py": "", "src/x.py": "" })
+      NodeFs.symlinkSync(NodePath.join(root, ".git"), NodePath.join(root, "gitlink"))
+      const search = yield* find(root, [target("ts", [".ts"]), target("py", [".py"])])
+      assert.strictEqual(search.found.get("ts"), "..main.ts")
+      assert.strictEqual(search.found.get("py"), NodePath.join("src", "x.py"))
+    }))
+
   it.scoped("stops as soon as every target has a file", () =>
     Effect.gen(function*() {
       const root = yield* tree({ "a.ts": "", "b.txt": "", "sub/c.txt": "" })

@@ -40,8 +40,8 @@ const skippedDirectory = (name: string): boolean => name.startsWith(".") || name
  * first file it handles (no larger than it accepts). Dot-directories and node_modules are skipped; the walk
  * stops when every target has a file or after `maxEntries` entries. Unreadable entries are passed over.
  * Symbolic links are followed only within the workspace: a directory is entered once, by whichever path
- * reaches it first (so a link loop is walked once), and a file or directory whose real path lies outside
- * `root` is passed over (the host would refuse to open it).
+ * reaches it first (so a link loop is walked once), a link to a skipped directory is skipped too, and a
+ * file or directory whose real path lies outside `root` is passed over (the host would refuse to open it).
  */
 export const findFiles = (
   root: string,
@@ -56,10 +56,10 @@ export const findFiles = (
     const inside = (relative: string) =>
       fs.realPath(path.join(root, relative)).pipe(
         Effect.map((real) => {
+          // By whole segments, as the host checks: "..x.ts" is inside, "../x.ts" is not.
           const fromRoot = path.relative(realRoot, real)
-          return fromRoot === "" || (!fromRoot.startsWith("..") && !path.isAbsolute(fromRoot))
-            ? Option.some(real)
-            : Option.none()
+          const outside = path.isAbsolute(fromRoot) || fromRoot === ".." || fromRoot.startsWith(`..${path.sep}`)
+          return outside ? Option.none() : Option.some(real)
         }),
         Effect.orElseSucceed(() => Option.none<string>())
       )
@@ -82,7 +82,8 @@ export const findFiles = (
         if (info.value.type === "Directory") {
           if (skippedDirectory(name)) continue
           const real = yield* inside(relative)
-          if (Option.isNone(real) || entered.has(real.value)) continue
+          // A link into .git or node_modules is skipped like the directory itself.
+          if (Option.isNone(real) || entered.has(real.value) || skippedDirectory(path.basename(real.value))) continue
           entered.add(real.value)
           queue.push(relative)
         } else if (info.value.type === "File") {
