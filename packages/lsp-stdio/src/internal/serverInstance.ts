@@ -178,16 +178,21 @@ export const start = (
         )
     })
     const stopping = yield* Ref.make(false)
+    const groupGone = yield* Ref.make(false)
     yield* Deferred.await(exitInfo).pipe(
       Effect.zipRight(exitError),
       Effect.tap(connection.fail),
       Effect.flatMap((error) =>
         Effect.flatMap(Ref.get(stopping), (asked) => asked ? Effect.void : hooks.onCrash?.(error) ?? Effect.void)
       ),
-      // A server that exited with nothing of its group left is released from the watchdog now, not at its
-      // (possibly much later) teardown: the group's id is free for reuse from this moment.
-      Effect.zipRight(world.treeGone(child.pid, Deferred.await(exitInfo), 0)),
-      Effect.flatMap((gone) => gone ? world.release(child.pid) : Effect.void),
+      // Once nothing of the server's group is left, its id is free for reuse: release it from the watchdog
+      // now and never signal it again, rather than at a teardown that may come much later (a crashed server
+      // is evicted at its next lease or idle timeout). After a crash its children get the grace period to go.
+      Effect.zipRight(Ref.get(stopping)),
+      Effect.flatMap((asked) => world.treeGone(child.pid, Deferred.await(exitInfo), asked ? 0 : config.killGraceMs)),
+      Effect.flatMap((gone) =>
+        gone ? Effect.zipRight(Ref.set(groupGone, true), world.release(child.pid)) : Effect.void
+      ),
       Effect.forkScoped
     )
 
@@ -203,6 +208,7 @@ export const start = (
           pid: child.pid,
           connection,
           exited: Deferred.await(exitInfo),
+          groupGone: Ref.get(groupGone),
           closeStdin: connection.closeOutput,
           kill: child.kill
         })
@@ -259,6 +265,8 @@ interface TeardownInput {
   readonly pid: number
   readonly connection: JsonRpc.Connection
   readonly exited: Effect.Effect<ExitInfo>
+  /** True once the server's whole group has been seen gone: its id may since belong to someone else. */
+  readonly groupGone: Effect.Effect<boolean>
   readonly closeStdin: Effect.Effect<void>
   readonly kill: (signal: CommandExecutor.Signal) => Effect.Effect<void, unknown>
 }
@@ -280,9 +288,13 @@ const teardown = (input: TeardownInput): Effect.Effect<void> =>
     // watch for, before any kill.
     yield* input.closeStdin.pipe(Effect.interruptible, Effect.timeoutOption(config.killGraceMs))
     yield* connection.fail(LspError.disposed(`The "${input.providerId}" server has been shut down.`))
+    // Once the group has been seen gone its id may belong to someone else: it is never looked at again.
     const gone = (timeoutMs: number) =>
-      Effect.tap(world.treeGone(input.pid, input.exited, timeoutMs), (done) =>
-        done ? world.release(input.pid) : Effect.void)
+      Effect.gen(function*() {
+        const done = (yield* input.groupGone) || (yield* world.treeGone(input.pid, input.exited, timeoutMs))
+        if (done) yield* world.release(input.pid)
+        return done
+      })
     if (yield* gone(0)) {
       return
     }

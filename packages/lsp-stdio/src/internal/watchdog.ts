@@ -14,7 +14,6 @@ import type * as Scope from "effect/Scope"
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
-import * as ProcessTree from "./processTree.js"
 
 export interface Watchdog {
   /** Hands a server's process group to the watchdog, to be ended if the host dies before `release`. */
@@ -29,7 +28,7 @@ export interface Watchdog {
  * The watchdog's program: `+PGID` lines add a group, `-PGID` lines remove it. At the end of input the groups
  * left get SIGTERM; then, once a second for `$1` seconds, the groups that still have a process are kept and
  * the rest forgotten (so it leaves as soon as all are gone); SIGKILL goes only to the groups still there at
- * the end. Pure POSIX sh (dash, bash, busybox).
+ * the end. POSIX sh; `kill` without `--`, which busybox would take for a pid (failing the `kill -0` probe).
  */
 const script = `
 groups=' '
@@ -39,15 +38,15 @@ while IFS= read -r line; do
     -*) kept=' '; for g in $groups; do [ "$g" = "\${line#-}" ] || kept="$kept$g "; done; groups=$kept ;;
   esac
 done
-for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+for g in $groups; do kill -TERM "-$g" 2>/dev/null; done
 waited=0
 while :; do
-  alive=' '; for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && alive="$alive$g "; done; groups=$alive
+  alive=' '; for g in $groups; do kill -0 "-$g" 2>/dev/null && alive="$alive$g "; done; groups=$alive
   [ "$groups" = ' ' ] && exit 0
   [ "$waited" -ge "$1" ] && break
   sleep 1; waited=$((waited + 1))
 done
-for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
 exit 0
 `
 
@@ -56,12 +55,35 @@ const shell = "/bin/sh"
 /** Whether this machine can run the watchdog (POSIX with /bin/sh). */
 const supported = (): boolean => process.platform !== "win32" && NodeFs.existsSync(shell)
 
+/** Whether any process (a zombie too: it still holds its id) belongs to the group. */
+const groupExists = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch (error) {
+    return !(error instanceof Error && "code" in error && error.code === "ESRCH")
+  }
+}
+
+/** How the watchdog process is started; replaceable in tests. */
+export type Spawn = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: NodeChild.SpawnOptions
+) => NodeChild.ChildProcess
+
+/** How many times in a row a watchdog that died is replaced before the next watch (so no restart loop). */
+const maxRestarts = 3
+
 /**
  * A watchdog for one host, living in the current scope. Closing the scope ends the watchdog's input and
  * waits (at most the grace period and a second) for it to finish: it exits at once when every group has
  * been released, and otherwise ends what is left first.
  */
-export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scope> =>
+export const make = (
+  graceMs: number,
+  spawn: Spawn = NodeChild.spawn
+): Effect.Effect<Watchdog, never, Scope.Scope> =>
   Effect.gen(function*() {
     const graceSeconds = Math.max(1, Math.ceil(graceMs / 1000))
     // State changes only inside synchronous steps, so a check-and-update cannot interleave with another.
@@ -69,6 +91,7 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
     let child: NodeChild.ChildProcess | undefined = undefined
     let exited: Promise<void> = Promise.resolve()
     let closed = false
+    let restarts = 0
 
     const write = (line: string) => {
       if (child?.stdin?.writable === true) child.stdin.write(`${line}\n`)
@@ -86,7 +109,7 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
       try {
         // A small environment of its own: the host's may be too large to pass (E2BIG), and `sleep` is all
         // the script needs from PATH.
-        started = NodeChild.spawn(shell, ["-c", script, "lsp-seam-watchdog", String(graceSeconds)], {
+        started = spawn(shell, ["-c", script, "lsp-seam-watchdog", String(graceSeconds)], {
           stdio: ["pipe", "ignore", "ignore"],
           detached: true,
           env: { PATH: "/usr/bin:/bin" }
@@ -103,8 +126,11 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
       exited = new Promise((resolve) =>
         started.once("close", () => {
           resolve()
-          // One that died while the host lives is replaced at once, so no listed group goes unwatched.
-          if (!closed && groups.size > 0) scheduleStart()
+          // One that ran and died while the host lives is replaced at once, so no listed group goes
+          // unwatched; one that never started (no pid), or a run of deaths, waits for the next watch.
+          if (closed || groups.size === 0 || started.pid === undefined || restarts >= maxRestarts) return
+          restarts += 1
+          scheduleStart()
         })
       )
       child = started
@@ -122,13 +148,13 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
     }
 
     yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
         if (scheduled !== undefined) clearImmediate(scheduled)
         scheduled = undefined
         // A listed group with no process left ended without its teardown seeing it (a crashed server not yet
         // evicted): its id may be reused by now, so it is not the watchdog's to signal.
         for (const pgid of Array.from(groups)) {
-          if ((yield* ProcessTree.groupMembers(pgid)).length === 0) {
+          if (!groupExists(pgid)) {
             groups.delete(pgid)
             write(`-${pgid}`)
           }
@@ -138,13 +164,15 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
         closed = true
         const last = child
         child = undefined
-        if (last === undefined) return
+        if (last === undefined) return Effect.void
         last.stdin?.end()
         // It leaves at once when nothing is listed; otherwise it is left to finish on its own after this wait
         // (killing it could spare the groups it was about to end).
-        yield* Effect.promise(() => exited).pipe(
+        const finished = exited
+        return Effect.promise(() => finished).pipe(
           Effect.interruptible,
-          Effect.timeoutOption(Duration.millis(graceSeconds * 1000 + 1000))
+          Effect.timeoutOption(Duration.millis(graceSeconds * 1000 + 1000)),
+          Effect.asVoid
         )
       })
     )
@@ -153,6 +181,7 @@ export const make = (graceMs: number): Effect.Effect<Watchdog, never, Scope.Scop
       watch: (pgid) =>
         Effect.sync(() => {
           groups.add(pgid)
+          restarts = 0
           if (running() === undefined) scheduleStart()
           else write(`+${pgid}`)
         }),
