@@ -39,6 +39,15 @@ const startHost = (config: unknown, queries: ReadonlyArray<{ workspaceRoot: stri
     ({ host }) => Effect.sync(() => host.kill("SIGKILL"))
   )
 
+/** The fake server's entry in a host configuration, answering hovers with null. */
+const fakeServer = (record: string, fake: Record<string, unknown> = {}, server: Record<string, unknown> = {}) => ({
+  command: process.execPath,
+  args: [fakeServerScript],
+  extensionToLanguage: { fake: "fake" },
+  env: { FAKE_LSP: JSON.stringify({ record, answers: { "textDocument/hover": null }, ...fake }) },
+  ...server
+})
+
 const goneWithin = (pids: ReadonlyArray<number>, what: string) =>
   allGone(pids).pipe(
     Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("50 millis") }),
@@ -60,12 +69,7 @@ describe("orphans", () => {
               extensionToLanguage: { ts: "typescript" },
               initializationOptions: { tsserver: { useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true }
             },
-            fake: {
-              command: process.execPath,
-              args: [fakeServerScript],
-              extensionToLanguage: { fake: "fake" },
-              env: { FAKE_LSP: JSON.stringify({ record, answers: { "textDocument/hover": null } }) }
-            }
+            fake: fakeServer(record)
           }
         }
         const { host, serverPids } = yield* startHost(config, [
@@ -90,22 +94,7 @@ describe("orphans", () => {
         const record = yield* makeRecordFile
         const workspace = yield* makeWorkspace()
         const config = {
-          servers: {
-            fake: {
-              command: process.execPath,
-              args: [fakeServerScript],
-              extensionToLanguage: { fake: "fake" },
-              killGraceMs: 500,
-              env: {
-                FAKE_LSP: JSON.stringify({
-                  record,
-                  answers: { "textDocument/hover": null },
-                  ignoreStdinEnd: true,
-                  ignoreSigterm: true
-                })
-              }
-            }
-          }
+          servers: { fake: fakeServer(record, { ignoreStdinEnd: true, ignoreSigterm: true }, { killGraceMs: 500 }) }
         }
         const { host, serverPids } = yield* startHost(config, [{ workspaceRoot: workspace, filePath: "main.fake" }])
         const watchdogs = watchdogsOf(host.pid!)
