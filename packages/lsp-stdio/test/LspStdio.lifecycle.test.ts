@@ -1,10 +1,11 @@
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { LspService } from "@lsp-seam/lsp"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspStdio from "../src/LspStdio.js"
+import * as StdioHost from "../src/StdioHost.js"
 import {
   allGone,
   assertNothingSurvives,
@@ -189,6 +190,44 @@ describe("LspStdio host lifecycle (fake server)", () => {
       assert.isBelow(took, 200 + 200 + 1_000)
       assert.isAbove(events(record, "sigterm").length, 0)
       assert.strictEqual(events(record, "stdinEnd").length, 1, "stdin was closed before the signals")
+    }))
+})
+
+describe("a server that exits on its own", () => {
+  it.scopedLive("is evicted at once: its remaining processes are ended and the status shows no dead server", () =>
+    Effect.gen(function*() {
+      const record = yield* makeRecordFile
+      const workspace = yield* makeWorkspace()
+      const pidFile = `${record}.grandchild`
+      const config = fakeConfig({
+        recordFile: record,
+        // Crashes once the query is answered, leaving a child behind in its group.
+        fake: {
+          crash: "didClose",
+          grandchild: true,
+          grandchildPidFile: pidFile,
+          answers: { "textDocument/hover": null }
+        },
+        // Nothing else would end it for ten minutes: no further query comes, and it is far from idle timeout.
+        server: { idleTimeoutMs: 600_000 }
+      })
+      const context = yield* Layer.build(
+        LspStdio.layer(config).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+      )
+      yield* Effect.provide(query(workspace, "hover"), context)
+      yield* waitForRecord(record, (all) => all.some((r) => r.event === "crash"))
+      const host = Context.get(context, StdioHost.StdioHost)
+      yield* host.status.pipe(
+        Effect.repeat({ until: (all) => all.length === 0, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the dead server stayed pooled") })
+      )
+      // The child it spawned at its start (still running after the crash) went with its group.
+      yield* allGone(startedPids(record)).pipe(
+        Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the server's child stayed") })
+      )
+      // The next query starts a fresh server, as before.
+      yield* Effect.provide(query(workspace, "hover"), context)
     }))
 })
 

@@ -187,4 +187,22 @@ describe("Pool", () => {
       const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
       assert.strictEqual(Option.getOrUndefined(error)?.code, "LSP_DISPOSED")
     }))
+
+  it.effect("evictIfIdle leaves a leased value to its holder and retires an idle one", () =>
+    Effect.gen(function*() {
+      const live = { count: 0 }
+      const recipe = counted(live)
+      const pool = yield* Pool.make<Value>({ maxEntries: 4 })
+      let release: Pool.Release | undefined
+      const value = yield* pool.lease("a", recipe, (r) => {
+        release = r
+      })
+      yield* pool.evictIfIdle("a", value)
+      assert.strictEqual((yield* pool.status).length, 1, "a leased value stays")
+      release?.()
+      yield* pool.evictIfIdle("a", value)
+      assert.strictEqual((yield* pool.status).length, 0, "an idle one leaves")
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual(live.count, 0, "and its scope is closed")
+    }).pipe(Effect.scoped))
 })

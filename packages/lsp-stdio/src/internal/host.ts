@@ -197,7 +197,17 @@ export const makeProviders = (
         const start = Effect.gen(function*() {
           yield* crashes.check(key, spec.providerId, spec.config.crashLoop)
           yield* Ref.update(starts, (map) => new Map(map).set(key, (map.get(key) ?? 0) + 1))
-          return yield* ServerInstance.start(spec, workspace, world, { onCrash: (error) => crashes.record(key, error) })
+          const instance = yield* ServerInstance.start(spec, workspace, world, {
+            onCrash: (error) => crashes.record(key, error)
+          })
+          // A server that exits on its own while idle is evicted at once rather than at the next query for its
+          // workspace or its idle timeout: its teardown ends what is left of its process group, and the status
+          // view stops showing a dead server as idle. A query holding it evicts it itself, after quoting its
+          // status in the error. (Its scope's closing interrupts this watch first.)
+          yield* Effect.forkScoped(
+            Effect.zipRight(instance.exited, Effect.suspend(() => pool.evictIfIdle(key, instance)))
+          )
+          return instance
         })
         const instance = yield* pool.lease(key, {
           start: Effect.provide(start, platform),

@@ -58,6 +58,11 @@ export interface Pool<A extends Pooled> {
   /** Removes `value` if it is still the one pooled under `key`, and tears it down in the background. */
   readonly evict: (key: string, value: A) => Effect.Effect<void>
   /**
+   * Like `evict`, but only while nobody holds a lease on `value`: a lease holder finds out for itself (and
+   * may still want the entry, to describe the failure) and evicts it then.
+   */
+  readonly evictIfIdle: (key: string, value: A) => Effect.Effect<void>
+  /**
    * The started value pooled under `key` right now, without leasing it: only a hint (it may be replaced
    * before a lease is taken), for work that is cheaper when the value is already there.
    */
@@ -365,6 +370,13 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
         return retire(entry, entry.ready)
       })
 
+    const evictIfIdle = (key: string, value: A): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const entry = entries.get(key)
+        if (entry?.ready === undefined || entry.ready.value !== value || entry.inUse > 0) return Effect.void
+        return retire(entry, entry.ready)
+      })
+
     const status = Effect.sync(() =>
       Array.from(entries.values(), (entry): EntryStatus<A> => ({
         key: entry.key,
@@ -402,5 +414,5 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
 
     const peek = (key: string) => entries.get(key)?.ready?.value
 
-    return { lease, evict, peek, status }
+    return { lease, evict, evictIfIdle, peek, status }
   })
