@@ -198,16 +198,10 @@ describe("a server that exits on its own", () => {
     Effect.gen(function*() {
       const record = yield* makeRecordFile
       const workspace = yield* makeWorkspace()
-      const pidFile = `${record}.grandchild`
       const config = fakeConfig({
         recordFile: record,
         // Crashes once the query is answered, leaving a child behind in its group.
-        fake: {
-          crash: "didClose",
-          grandchild: true,
-          grandchildPidFile: pidFile,
-          answers: { "textDocument/hover": null }
-        },
+        fake: { crash: "didClose", grandchild: true, answers: { "textDocument/hover": null } },
         // Nothing else would end it for ten minutes: no further query comes, and it is far from idle timeout.
         server: { idleTimeoutMs: 600_000 }
       })
