@@ -28,7 +28,7 @@ export interface ProcessWorld {
   readonly files: (fs: FileSystem.FileSystem) => FileAccess.FileAccess
   /** A server has started: from now on it is ended even if the host dies without tearing it down. */
   readonly watch: (pid: number) => Effect.Effect<void>
-  /** A server's teardown has seen it and everything it started gone. */
+  /** The host has seen the server and everything it started gone (at its exit or in its teardown). */
   readonly release: (pid: number) => Effect.Effect<void>
 }
 
