@@ -186,8 +186,9 @@ export const start = (
         Effect.flatMap(Ref.get(stopping), (asked) => asked ? Effect.void : hooks.onCrash?.(error) ?? Effect.void)
       ),
       // Once nothing of the server's group is left, its id is free for reuse: release it from the watchdog
-      // now and never signal it again, rather than at a teardown that may come much later (a crashed server
-      // is evicted at its next lease or idle timeout). After a crash its children get the grace period to go.
+      // now and never signal it again, rather than only at its teardown, which can come later (a crashed
+      // server held by a query is evicted by that query). After a crash the host keeps looking for up to the
+      // grace period, while the server's children go.
       Effect.zipRight(Ref.get(stopping)),
       Effect.flatMap((asked) => world.treeGone(child.pid, Deferred.await(exitInfo), asked ? 0 : config.killGraceMs)),
       Effect.flatMap((gone) =>

@@ -151,8 +151,8 @@ export const make = (
       Effect.suspend(() => {
         if (scheduled !== undefined) clearImmediate(scheduled)
         scheduled = undefined
-        // A listed group with no process left ended without its teardown seeing it (a crashed server not yet
-        // evicted): its id may be reused by now, so it is not the watchdog's to signal.
+        // A listed group with no process left emptied after the host last looked at it: its id may be reused
+        // by now, so it is not the watchdog's to signal.
         for (const pgid of Array.from(groups)) {
           if (!groupExists(pgid)) {
             groups.delete(pgid)
