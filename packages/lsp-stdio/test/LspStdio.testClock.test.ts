@@ -13,19 +13,23 @@ import { makeWorkspace } from "./support/fakeHost.js"
 
 // The real host on the in-memory executor: no process is spawned, and only TestClock moves time.
 
-const config = (server: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({
-  ...top,
-  servers: {
-    mem: {
-      command: process.execPath,
-      args: ["fake"],
-      extensionToLanguage: { fake: "fake" },
-      shutdownTimeoutMs: 1_000,
-      killGraceMs: 500,
-      ...server
+const config = (server: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => {
+  const { servers: others = {}, ...rest } = top
+  return {
+    ...rest,
+    servers: {
+      mem: {
+        command: process.execPath,
+        args: ["fake"],
+        extensionToLanguage: { fake: "fake" },
+        shutdownTimeoutMs: 1_000,
+        killGraceMs: 500,
+        ...server
+      },
+      ...(others as Record<string, unknown>)
     }
   }
-})
+}
 
 interface Observed {
   readonly starts: Ref.Ref<number>
@@ -308,6 +312,52 @@ describe("LspStdio under TestClock (memory executor)", () => {
       yield* Fiber.join(last)
       assert.deepStrictEqual(yield* Ref.get(answered), [0, 2])
       assert.strictEqual(yield* Ref.get(observed.starts), 1)
+    }))
+
+  it.scoped("a hung server does not hold up another server's query on the same workspace", () =>
+    Effect.gen(function*() {
+      const workspace = yield* makeWorkspace({ "main.other": "y\n" })
+      const observed = yield* observe
+      const answered = yield* Ref.make<ReadonlyArray<string>>([])
+      // The "mem" server never answers a hover; the "other" server answers at once.
+      const program = () => (process: Testing.MemoryProcess) =>
+        Testing.fakeLanguageServer({
+          handlers: {
+            "textDocument/hover": () =>
+              process.command.args[0] === "other"
+                ? Effect.as(Ref.update(answered, (all) => [...all, "other"]), Testing.result(null))
+                : Effect.never
+          }
+        })(process)
+      const other = {
+        command: process.execPath,
+        args: ["other"],
+        extensionToLanguage: { other: "other" },
+        shutdownTimeoutMs: 1_000,
+        killGraceMs: 500
+      }
+      const { context } = yield* buildHost(observed, program, {}, { servers: { other } })
+      const query = (filePath: string, line: number) =>
+        Effect.provide(
+          LspService.query({
+            operation: "hover",
+            filePath,
+            position: { line, character: 0 },
+            workspaceRoot: workspace
+          }),
+          context
+        )
+      const hung = yield* Effect.fork(query("main.fake", 0))
+      yield* waitFor(Ref.get(observed.starts), (n) => n === 1)
+      const queuedBehindHung = yield* Effect.fork(query("main.fake", 1))
+      // Another language in the same workspace answers while "mem" is stuck, without any clock moving.
+      const answer = yield* query("main.other", 0)
+      assert.deepStrictEqual(answer, { kind: "hover", hover: null })
+      assert.deepStrictEqual(yield* Ref.get(answered), ["other"])
+      // Queries for the hung server itself still wait their turn, in order.
+      assert.isNull(yield* Fiber.poll(queuedBehindHung).pipe(Effect.map(Option.getOrNull)))
+      yield* Fiber.interrupt(hung)
+      yield* Fiber.interrupt(queuedBehindHung)
     }))
 
   const answering = () =>

@@ -48,6 +48,15 @@ describe("normalizeLocations", () => {
         location("file:///a.ts", r1),
         location("file:///c.ts", r2)
       ]],
+      ["Location and LocationLink mixed, each read by its shape, in order", [
+        location("file:///a.ts", r2),
+        link("file:///b.ts", r1, r2),
+        location("file:///c.ts")
+      ], [
+        location("file:///a.ts", r2),
+        location("file:///b.ts", r1),
+        location("file:///c.ts")
+      ]],
       ["a LocationLink with originSelectionRange", [{ ...link("file:///a.ts"), originSelectionRange: r2 }], [
         location("file:///a.ts")
       ]],
@@ -104,11 +113,8 @@ describe("normalizeLocations", () => {
         originSelectionRange: range(0, -1, 0, 0)
       }], ["result[0].originSelectionRange"]],
       ["a link with a non-string targetUri", [{ ...link("file:///a"), targetUri: null }], ["result[0].targetUri"]],
-      ["mixed Location then LocationLink", [location("file:///a"), link("file:///b")], [
-        "mixes Location (result[0]) and LocationLink (result[1])"
-      ]],
-      ["mixed LocationLink then Location", [link("file:///b"), link("file:///c"), location("file:///a")], [
-        "mixes Location (result[2]) and LocationLink (result[0])"
+      ["a mixed array whose LocationLink is malformed", [location("file:///a"), { targetUri: "file:///b" }], [
+        "result[1].targetRange"
       ]],
       ["a null entry", [location("file:///a"), null], ["result[1] is neither"]],
       ["a string entry", ["file:///a"], ["result[0] is neither"]],

@@ -10,10 +10,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { StdioConfig } from "../StdioConfig.js"
+import { advertised, capabilityOf, opensTransiently } from "./capabilities.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
 import { resolveExecutable } from "./executable.js"
 import { Files } from "./fileAccess.js"
-import { advertised, capabilityOf, opensTransiently } from "./host.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as ServerInstance from "./serverInstance.js"
 import { resolveWorkspace } from "./workspace.js"
@@ -75,10 +75,10 @@ export const diagnose = (
         const capabilities = instance.capabilities
         const transientOpen = opensTransiently(capabilities.textDocumentSync)
         const operations = {
-          goToDefinition: advertised(capabilities[capabilityOf.goToDefinition]),
-          findReferences: advertised(capabilities[capabilityOf.findReferences]),
-          goToImplementation: advertised(capabilities[capabilityOf.goToImplementation]),
-          hover: advertised(capabilities[capabilityOf.hover])
+          goToDefinition: advertised(capabilities[capabilityOf("goToDefinition")]),
+          findReferences: advertised(capabilities[capabilityOf("findReferences")]),
+          goToImplementation: advertised(capabilities[capabilityOf("goToImplementation")]),
+          hover: advertised(capabilities[capabilityOf("hover")])
         }
         return {
           ...base,

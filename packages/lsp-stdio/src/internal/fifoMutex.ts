@@ -21,12 +21,21 @@ export interface FifoMutex {
    * while queued) without it, and nothing can come in between.
    */
   readonly acquireWith: (restore: Restore) => Effect.Effect<void>
+  /**
+   * `acquireWith`'s first step, run synchronously by the caller (inside its own synchronous step): takes a
+   * free permit at once, or joins the queue and returns the wait.
+   */
+  readonly unsafeEnter: (restore: Restore) => Effect.Effect<void>
   /** Hands the permit to the oldest waiter, or frees it. */
   readonly release: Effect.Effect<void>
   /** Runs `effect` holding the permit. */
   readonly withPermit: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** How many callers are queued (not counting the holder). */
   readonly waiting: Effect.Effect<number>
+  /** `release`, then `after` in the same synchronous step (e.g. to forget a mutex that became free). */
+  readonly releaseAnd: (after: () => void) => Effect.Effect<void>
+  /** Nobody holds it and nobody waits: a synchronous look. */
+  readonly isFree: () => boolean
 }
 
 /** The `restore` that `Effect.uninterruptibleMask` passes: the caller's interruptibility. */
@@ -46,25 +55,26 @@ export const unsafeMake = (): FifoMutex => {
 
   const release: Effect.Effect<void> = Effect.sync(handOver)
 
-  const acquireWith = (restore: Restore): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (!locked) {
-        locked = true
-        return Effect.void
-      }
-      const ticket = Deferred.unsafeMake<void>(FiberId.none)
-      waiters.push(ticket)
-      return restore(Deferred.await(ticket)).pipe(
-        Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            // Still queued: just leave. Already handed the permit: pass it on.
-            const index = waiters.indexOf(ticket)
-            if (index >= 0) waiters.splice(index, 1)
-            else handOver()
-          })
-        )
+  const unsafeEnter = (restore: Restore): Effect.Effect<void> => {
+    if (!locked) {
+      locked = true
+      return Effect.void
+    }
+    const ticket = Deferred.unsafeMake<void>(FiberId.none)
+    waiters.push(ticket)
+    return restore(Deferred.await(ticket)).pipe(
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          // Still queued: just leave. Already handed the permit: pass it on.
+          const index = waiters.indexOf(ticket)
+          if (index >= 0) waiters.splice(index, 1)
+          else handOver()
+        })
       )
-    })
+    )
+  }
+
+  const acquireWith = (restore: Restore): Effect.Effect<void> => Effect.suspend(() => unsafeEnter(restore))
 
   const acquire: Effect.Effect<void> = Effect.uninterruptibleMask(acquireWith)
 
@@ -75,7 +85,22 @@ export const unsafeMake = (): FifoMutex => {
       Effect.zipRight(acquireWith(restore), Effect.ensuring(restore(effect), release))
     )
 
-  return { acquire, acquireWith, release, withPermit, waiting: Effect.sync(() => waiters.length) }
+  const releaseAnd = (after: () => void) =>
+    Effect.sync(() => {
+      handOver()
+      after()
+    })
+
+  return {
+    acquire,
+    acquireWith,
+    unsafeEnter,
+    release,
+    withPermit,
+    waiting: Effect.sync(() => waiters.length),
+    releaseAnd,
+    isFree: () => !locked && waiters.length === 0
+  }
 }
 
 export const make: Effect.Effect<FifoMutex> = Effect.sync(unsafeMake)

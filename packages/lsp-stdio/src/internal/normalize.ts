@@ -8,16 +8,10 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { methodOf } from "./capabilities.js"
 
 /** The operations answered with locations. */
 export type NavigationOperation = Exclude<LspQuery.LspOperation, "hover">
-
-const methods: Record<LspQuery.LspOperation, string> = {
-  goToDefinition: "textDocument/definition",
-  findReferences: "textDocument/references",
-  goToImplementation: "textDocument/implementation",
-  hover: "textDocument/hover"
-}
 
 const Uri = Schema.String.pipe(Schema.filter((s) => s.length > 0 || "must not be empty"))
 
@@ -61,9 +55,9 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
 
 const malformed = (operation: LspQuery.LspOperation, problem: string, where?: string): LspError.LspError =>
   LspError.malformedResponse(
-    `The language server's ${methods[operation]} answer is malformed: ${problem}. ` +
+    `The language server's ${methodOf(operation)} answer is malformed: ${problem}. ` +
       "This is a server bug or an incompatible server; retrying will not help.",
-    where === undefined ? { operation, method: methods[operation] } : { operation, method: methods[operation], where }
+    where === undefined ? { operation, method: methodOf(operation) } : { operation, method: methodOf(operation), where }
   )
 
 /** Decodes `input` with `schema`; a failure names the offending field under `where` (for example `[2]`). */
@@ -91,9 +85,9 @@ const unwrap = (raw: unknown): Option.Option<unknown> =>
 /**
  * Normalises the answer to a navigation request: `null` gives no locations; one `Location`, an array of
  * `Location`, or an array of `LocationLink` (whose `targetUri` and `targetSelectionRange` are used) give
- * those locations in order. Positions must be non-negative integers and every required field present. A
- * missing result, a single `LocationLink`, or an array that mixes `Location` and `LocationLink` entries
- * (the protocol allows neither) is `LSP_MALFORMED_RESPONSE`.
+ * those locations in order; an array that mixes the two kinds is read entry by entry (the protocol does not
+ * allow it, but servers send it and every entry is unambiguous). Positions must be non-negative integers and
+ * every required field present. A missing result or a single `LocationLink` is `LSP_MALFORMED_RESPONSE`.
  */
 export const normalizeLocations = (
   raw: unknown,
@@ -120,38 +114,22 @@ export const normalizeLocations = (
     )
   }
   const entries: ReadonlyArray<unknown> = value
-  let firstLocation = -1
-  let firstLink = -1
+  const locations: Array<LspResult.LspLocation> = []
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]
+    // Each entry is read by its own shape: some servers mix the two kinds in one answer, and both say where.
     if (isRecord(entry) && "targetUri" in entry) {
-      if (firstLink < 0) firstLink = i
+      const link = decodeAt(LocationLink, operation, "expected a LocationLink", `[${i}]`, entry)
+      if (Either.isLeft(link)) return Either.left(link.left)
+      locations.push({ uri: link.right.targetUri, range: link.right.targetSelectionRange })
     } else if (isRecord(entry) && "uri" in entry) {
-      if (firstLocation < 0) firstLocation = i
+      const location = decodeAt(Location, operation, "expected a Location", `[${i}]`, entry)
+      if (Either.isLeft(location)) return Either.left(location.left)
+      locations.push(location.right)
     } else {
       return Either.left(
         malformed(operation, `result[${i}] is neither a Location nor a LocationLink (got ${describe(entry)})`)
       )
-    }
-  }
-  if (firstLocation >= 0 && firstLink >= 0) {
-    return Either.left(
-      malformed(
-        operation,
-        `the array mixes Location (result[${firstLocation}]) and LocationLink (result[${firstLink}]) entries`
-      )
-    )
-  }
-  const locations: Array<LspResult.LspLocation> = []
-  for (let i = 0; i < entries.length; i++) {
-    if (firstLink >= 0) {
-      const link = decodeAt(LocationLink, operation, "expected a LocationLink", `[${i}]`, entries[i])
-      if (Either.isLeft(link)) return Either.left(link.left)
-      locations.push({ uri: link.right.targetUri, range: link.right.targetSelectionRange })
-    } else {
-      const location = decodeAt(Location, operation, "expected a Location", `[${i}]`, entries[i])
-      if (Either.isLeft(location)) return Either.left(location.left)
-      locations.push(location.right)
     }
   }
   return Either.right(locations)

@@ -21,15 +21,18 @@ export interface Pooled {
   readonly isAlive: Effect.Effect<boolean>
 }
 
-/** How one key's value is started and how long it may sit idle. */
+/** How one key's value is started and how long it may sit idle; `label` is kept for introspection. */
 export interface Recipe<A> {
   readonly start: Effect.Effect<A, LspError.LspError, Scope.Scope>
   readonly idleTimeoutMs: number
+  readonly label?: unknown
 }
 
 /** A pooled value as introspection sees it. */
 export interface EntryStatus<A> {
   readonly key: string
+  /** The `label` of the recipe that started it. */
+  readonly label: unknown
   /** `None` while starting. */
   readonly value: Option.Option<A>
   readonly startedAt: number
@@ -79,6 +82,7 @@ interface Started<A> {
 // inside one synchronous step, so no Ref is needed (and the hot path costs a handful of operations).
 interface Entry<A> {
   readonly key: string
+  readonly label: unknown
   readonly started: Deferred.Deferred<Started<A>, LspError.LspError>
   /** The started value once the start succeeded: the common case reads it without polling `started`. */
   ready: Started<A> | undefined
@@ -281,6 +285,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
           const now = yield* Clock.currentTimeMillis
           const fresh = (): Entry<A> => ({
             key,
+            label: recipe.label,
             started: Deferred.unsafeMake<Started<A>, LspError.LspError>(FiberId.none),
             ready: undefined,
             waiters: 0,
@@ -380,6 +385,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
     const status = Effect.sync(() =>
       Array.from(entries.values(), (entry): EntryStatus<A> => ({
         key: entry.key,
+        label: entry.label,
         value: entry.ready === undefined ? Option.none() : Option.some(entry.ready.value),
         startedAt: entry.startedAt,
         lastUsedAt: entry.lastUsedAt,

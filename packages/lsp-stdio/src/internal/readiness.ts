@@ -3,10 +3,14 @@
  * `$/progress` (begin … end) once the client advertises `window.workDoneProgress`; some announce nothing
  * and only need a moment of quiet. The rule is data (`Readiness` in the server config), not language logic.
  */
+import { LspDeadline } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Readiness } from "../StdioConfig.js"
 
@@ -96,4 +100,20 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
     })
 
     return { observe, touch, awaitSettled, isSettled: () => settled, activeTokens: Effect.sync(() => active.size) }
+  })
+
+/**
+ * Until when a query may wait for a starting server to settle: `maxWaitMs` from now, and never so long that
+ * the request itself could not finish before the caller's published deadline (a quarter of what is left, at
+ * most 2 s, is kept for it).
+ */
+export const deadlineFor = (rule: Readiness): Effect.Effect<number> =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const deadline = yield* FiberRef.get(LspDeadline.current)
+    const byRule = now + rule.maxWaitMs
+    return Option.match(deadline, {
+      onNone: () => byRule,
+      onSome: (d) => Math.min(byRule, d - Math.min(2_000, Math.max(0, d - now) / 4))
+    })
   })

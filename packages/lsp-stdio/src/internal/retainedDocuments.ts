@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as NodeCrypto from "node:crypto"
 import type * as JsonRpc from "../JsonRpc.js"
+import { acceptsChanges } from "./capabilities.js"
 import type { FileServices } from "./fileAccess.js"
 import { readSourceWith, type Source, type SourceLocation } from "./source.js"
 import type { Workspace } from "./workspace.js"
@@ -92,12 +93,6 @@ const change = (connection: JsonRpc.Connection, document: RetainedDocument, text
         textDocument: { uri: document.uri, languageId: document.languageId, version: document.version, text }
       })
     )
-
-/** Whether the server accepts didChange: sync kind Full (1) or Incremental (2), as a number or in options. */
-export const acceptsChanges = (sync: unknown): boolean => {
-  const kind = typeof sync === "object" && sync !== null && "change" in sync ? sync.change : sync
-  return kind === 1 || kind === 2
-}
 
 /**
  * Brings every retained document other than `except` up to date with the disk: unchanged by `stat` (see

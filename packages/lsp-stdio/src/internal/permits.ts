@@ -1,0 +1,42 @@
+/**
+ * Serialisation of queries: one FIFO permit per server (provider + workspace), so queries for one server
+ * run one at a time in arrival order, while another server of the same workspace (another language) is
+ * never held up by it. A permit nobody holds or waits for is forgotten, so the map does not grow with every
+ * workspace ever queried.
+ */
+import * as Effect from "effect/Effect"
+import * as FifoMutex from "./fifoMutex.js"
+import type { ServerKey } from "./serverKey.js"
+
+export interface Permits {
+  /**
+   * Takes `key`'s permit inside the caller's uninterruptible region (see `FifoMutex.acquireWith`) and
+   * returns its release. Finding the permit and taking it (or queuing for it) are one synchronous step, so a
+   * permit cannot be forgotten between the two.
+   */
+  readonly acquireWith: (key: ServerKey, restore: FifoMutex.Restore) => Effect.Effect<Effect.Effect<void>>
+  /** How many permits are remembered (held, or waited for). */
+  readonly size: () => number
+}
+
+export const make = (): Permits => {
+  // Plain state: every look-up, insert and removal happens in one synchronous step.
+  const permits = new Map<string, FifoMutex.FifoMutex>()
+
+  const releaseOf = (id: string, mutex: FifoMutex.FifoMutex) =>
+    mutex.releaseAnd(() => {
+      if (mutex.isFree() && permits.get(id) === mutex) permits.delete(id)
+    })
+
+  const acquireWith = (key: ServerKey, restore: FifoMutex.Restore) =>
+    Effect.suspend(() => {
+      let mutex = permits.get(key.id)
+      if (mutex === undefined) {
+        mutex = FifoMutex.unsafeMake()
+        permits.set(key.id, mutex)
+      }
+      return Effect.as(mutex.unsafeEnter(restore), releaseOf(key.id, mutex))
+    })
+
+  return { acquireWith, size: () => permits.size }
+}

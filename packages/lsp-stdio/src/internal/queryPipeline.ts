@@ -1,0 +1,248 @@
+/**
+ * One query, as a list of named steps (the module of each in brackets):
+ *
+ * 1. resolve the workspace (workspace.ts) and name the server: provider + workspace (serverKey.ts);
+ * 2. take that server's FIFO permit (permits.ts);
+ * 3. locate the source, and read it unless a live server holds it unchanged (source.ts, retainedDocuments.ts);
+ * 4. lease the server, starting it if needed (servers.ts, pool.ts, serverInstance.ts);
+ * 5. check the server supports the operation (capabilities.ts);
+ * 6. make the document current: keep it in step with the disk, or open it for this query
+ *    (retainedDocuments.ts);
+ * 7. wait, within the caller's deadline, for a fresh server to settle (readiness.ts);
+ * 8. send the request and normalise the answer (capabilities.ts, normalize.ts);
+ * 9. clean up: close a transiently opened document, end the lease, pass the permit on.
+ *
+ * A transport failure in steps 4–8 is retried once on a fresh server (failures.ts).
+ */
+import { type LspError, LspError as Errors, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Scope from "effect/Scope"
+import { advertised, capabilityOf, methodOf, opensTransiently, requestParams } from "./capabilities.js"
+import { isTransportFailure } from "./failures.js"
+import type { FileServices } from "./fileAccess.js"
+import { normalizeHover, normalizeLocations } from "./normalize.js"
+import type * as Permits from "./permits.js"
+import type * as Pool from "./pool.js"
+import * as Readiness from "./readiness.js"
+import * as RetainedDocuments from "./retainedDocuments.js"
+import type * as ServerInstance from "./serverInstance.js"
+import * as ServerKey from "./serverKey.js"
+import type { Servers } from "./servers.js"
+import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
+import { resolveWorkspaceWith, type Workspace } from "./workspace.js"
+
+export interface Dependencies {
+  readonly services: FileServices
+  readonly servers: Servers
+  readonly permits: Permits.Permits
+  /** Where cleanups of interrupted queries run, so the interrupted caller is released at once. */
+  readonly owner: Scope.Scope
+}
+
+interface OpenDocument {
+  readonly instance: ServerInstance.ServerInstance
+  /** The transiently opened document to close; null when documents are retained. */
+  readonly uri: string | null
+}
+
+/**
+ * What one query holds, for its cleanup: the server lease and the document it opened. Plain fields, set in
+ * the same synchronous step as what they record, so an interruption cannot fall in between.
+ */
+interface Held {
+  release: Pool.Release | undefined
+  document: OpenDocument | undefined
+}
+
+const releaseLease = (held: Held) => {
+  const release = held.release
+  held.release = undefined
+  release?.()
+}
+
+/** Step 5: the operation's capability, and documents that can be opened on request. */
+const checkSupport = (
+  spec: ServerInstance.ServerSpec,
+  instance: ServerInstance.ServerInstance,
+  operation: LspQuery.LspOperation
+): Effect.Effect<void, LspError.LspError> => {
+  const capability = capabilityOf(operation)
+  if (!advertised(instance.capabilities[capability])) {
+    return Errors.unsupportedOperation(
+      `The "${spec.providerId}" language server does not support ${operation} (it does not advertise ` +
+        `${capability}).`,
+      { providerId: spec.providerId, operation }
+    )
+  }
+  if (!opensTransiently(instance.capabilities.textDocumentSync)) {
+    return Errors.unsupportedOperation(
+      `The "${spec.providerId}" language server cannot open documents on request (its textDocumentSync ` +
+        "does not allow open/close notifications).",
+      { providerId: spec.providerId, textDocumentSync: instance.capabilities.textDocumentSync ?? null }
+    )
+  }
+  return Effect.void
+}
+
+/** Step 8: the request, and its answer as a seam result. */
+const ask = (instance: ServerInstance.ServerInstance, query: LspQuery.LspProviderQuery, location: SourceLocation) =>
+  Effect.flatMap(
+    instance.connection.request(
+      methodOf(query.operation),
+      requestParams(query.operation, location.uri, query.position)
+    ),
+    (raw): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+      query.operation === "hover"
+        ? Effect.map(normalizeHover(raw), LspResult.hover)
+        : Effect.map(normalizeLocations(raw, query.operation), (found) =>
+          LspResult.locations(found, instance.workspace.uri))
+  )
+
+export const make = ({ owner, permits, servers, services }: Dependencies) => {
+  /** Step 6: the document made current on the server, recorded in `held` for the cleanup. */
+  const syncDocument = (
+    spec: ServerInstance.ServerSpec,
+    instance: ServerInstance.ServerInstance,
+    query: LspQuery.LspProviderQuery,
+    workspace: Workspace,
+    location: SourceLocation,
+    source: Source | undefined,
+    held: Held
+  ) =>
+    Effect.gen(function*() {
+      const read = readLocatedWith(services, location, spec.config.maxDocumentBytes)
+      if (spec.config.documentSync === "retained") {
+        // The documents stay open; cleanup only has to see the request settle.
+        held.document = { instance, uri: null }
+        return yield* RetainedDocuments.prepare(services, instance.retained, instance.connection, {
+          workspace,
+          location,
+          source,
+          read,
+          languageId: query.languageId,
+          maxDocumentBytes: spec.config.maxDocumentBytes,
+          maxDocuments: spec.config.maxRetainedDocuments,
+          sync: instance.capabilities.textDocumentSync
+        })
+      }
+      const text = (source ?? (yield* read)).text
+      // Opening and remembering that we opened happen together, so cleanup knows whether to close. The
+      // request queued next goes out in the same write, and nothing waits on a server not reading.
+      yield* Effect.uninterruptible(
+        instance.connection.post("textDocument/didOpen", {
+          textDocument: { uri: location.uri, languageId: query.languageId, version: 1, text }
+        }).pipe(Effect.zipRight(Effect.sync(() => {
+          held.document = { instance, uri: location.uri }
+        })))
+      )
+    })
+
+  /** Steps 4–8 on the pooled server, once. `source` is undefined when a live server holds it unchanged. */
+  const attempt = (
+    spec: ServerInstance.ServerSpec,
+    key: ServerKey.ServerKey,
+    query: LspQuery.LspProviderQuery,
+    location: SourceLocation,
+    source: Source | undefined,
+    held: Held
+  ) =>
+    Effect.gen(function*() {
+      const instance = yield* servers.lease(spec, key, (release) => {
+        held.release = release
+      })
+      return yield* Effect.gen(function*() {
+        yield* checkSupport(spec, instance, query.operation)
+        yield* syncDocument(spec, instance, query, key.workspace, location, source, held)
+        const settled = instance.readiness.isSettled() ||
+          (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
+        const result = yield* ask(instance, query, location)
+        return settled ? result : LspResult.markIncomplete(result)
+      }).pipe(
+        Effect.catchIf(isTransportFailure, (error) =>
+          Effect.gen(function*() {
+            const quoted = yield* servers.quoteStatus(key, error)
+            yield* servers.evict(key, instance)
+            held.document = undefined
+            return yield* quoted
+          }))
+      )
+    })
+
+  /** Step 9's first half: closes a transiently opened document; after an interruption, lets the cancel settle. */
+  const closeDocument = (key: ServerKey.ServerKey, held: Held, interrupted: boolean) =>
+    Effect.gen(function*() {
+      const document = held.document
+      if (document === undefined) return
+      const { instance, uri } = document
+      if (interrupted && !(yield* instance.connection.awaitCancelled)) {
+        // The server ignored the cancellation: it must not serve the next query with a stale document.
+        return yield* servers.evict(key, instance)
+      }
+      if (uri === null || !(yield* instance.isAlive)) return
+      yield* instance.connection.post("textDocument/didClose", { textDocument: { uri } }).pipe(
+        Effect.catchAll(() => servers.evict(key, instance))
+      )
+    })
+
+  /** Step 3: the source located, and read unless a live server holds it unchanged (retained documents). */
+  const locateAndRead = (spec: ServerInstance.ServerSpec, key: ServerKey.ServerKey, filePath: string) =>
+    Effect.gen(function*() {
+      const maxBytes = spec.config.maxDocumentBytes
+      const location = yield* locateSourceWith(services, key.workspace, filePath, maxBytes)
+      const running = spec.config.documentSync === "retained" ? servers.peek(key) : undefined
+      // Should that server die before the lease, the text is read after its successor has started.
+      const heldUnchanged = running !== undefined && (yield* running.isAlive) &&
+        (yield* RetainedDocuments.holdsUnchanged(running.retained, location)) &&
+        (yield* services.files.readable(location.path))
+      const source = heldUnchanged ? undefined : yield* readLocatedWith(services, location, maxBytes)
+      return { location, source }
+    })
+
+  /** The whole query for the provider of `spec`. */
+  const run = (
+    spec: ServerInstance.ServerSpec,
+    query: LspQuery.LspProviderQuery
+  ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+    Effect.gen(function*() {
+      const key = ServerKey.make(spec.providerId, yield* resolveWorkspaceWith(services, query.workspaceRoot))
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          // Inside this query's uninterruptible region: holding the permit and reaching the cleanup below
+          // cannot be split by an interruption.
+          const releasePermit = yield* permits.acquireWith(key, restore)
+          const held: Held = { release: undefined, document: undefined }
+          const exit = yield* Effect.exit(restore(Effect.gen(function*() {
+            // Read when this query's turn comes, and before any server is started.
+            const { location, source } = yield* locateAndRead(spec, key, query.filePath)
+            const once = attempt(spec, key, query, location, source, held)
+            // A retry leases afresh: the failed attempt's lease ends first.
+            return yield* Effect.catchIf(
+              once,
+              isTransportFailure,
+              () => Effect.zipRight(Effect.sync(() => releaseLease(held)), once)
+            )
+          })))
+          const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+          // The lease ends after the document is closed, so an idle timeout cannot race the close.
+          const cleanup = closeDocument(key, held, interrupted).pipe(
+            Effect.ensuring(Effect.zipRight(Effect.sync(() => releaseLease(held)), releasePermit))
+          )
+          // An interrupted caller is released at once; the permit passes on only after the cleanup.
+          if (interrupted) yield* Effect.forkIn(Effect.interruptible(cleanup), owner)
+          else yield* cleanup
+          return yield* exit
+        })
+      )
+    }).pipe(
+      // One span per query, not per message: spans cost as much as the rest of a message's handling. No
+      // stack capture, which would cost more still.
+      Effect.withSpan("LspStdio.query", {
+        attributes: { "lsp.provider": spec.providerId, "lsp.operation": query.operation },
+        captureStackTrace: false
+      })
+    )
+
+  return { run }
+}

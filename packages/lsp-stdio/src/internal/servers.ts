@@ -1,0 +1,126 @@
+/**
+ * The host's servers: which running server answers for a (provider, workspace), how one is started (within
+ * the crash-loop budget, counted, evicted at once when it dies idle), leased, evicted, and described in the
+ * status view and in the errors it causes.
+ */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type { LspError } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type { ServerStatus } from "../StdioHost.js"
+import * as CrashLoop from "./crashLoop.js"
+import { isServerFailure } from "./failures.js"
+import type { Files } from "./fileAccess.js"
+import * as Pool from "./pool.js"
+import type { ProcessWorld } from "./processWorld.js"
+import * as ServerInstance from "./serverInstance.js"
+import { isServerKey, type ServerKey } from "./serverKey.js"
+import * as StatusQuote from "./statusQuote.js"
+
+export interface Servers {
+  /**
+   * Leases `key`'s server, starting it when there is none. `keep` receives the lease's release in the step
+   * that takes it (see `Pool.lease`). A failure of the server or its start carries its status.
+   */
+  readonly lease: (
+    spec: ServerInstance.ServerSpec,
+    key: ServerKey,
+    keep: (release: Pool.Release) => void
+  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspError>
+  /** The running server of `key`, without leasing it: a hint (see `Pool.peek`). */
+  readonly peek: (key: ServerKey) => ServerInstance.ServerInstance | undefined
+  /** Stops `instance` if it still serves `key` (in the background). */
+  readonly evict: (key: ServerKey, instance: ServerInstance.ServerInstance) => Effect.Effect<void>
+  /** `error`, caused by `key`'s server, with that server's status quoted; read before it is evicted. */
+  readonly quoteStatus: (key: ServerKey, error: LspError.LspError) => Effect.Effect<LspError.LspError>
+  /** Every pooled server, as the status view shows it. */
+  readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+}
+
+/** What a server's start runs in: the host's world, and nothing of the Layer's own scope. */
+export type StartContext = Context.Context<
+  FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Files
+>
+
+export const make = (
+  world: ProcessWorld,
+  platform: StartContext,
+  options: { readonly maxServers: number }
+): Effect.Effect<Servers, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
+    const crashes = yield* CrashLoop.make
+    // Plain state: read and bumped in single synchronous steps.
+    const starts = new Map<string, number>()
+    const startsOf = (key: ServerKey) => starts.get(key.id) ?? 0
+
+    const start = (spec: ServerInstance.ServerSpec, key: ServerKey) =>
+      Effect.gen(function*() {
+        yield* crashes.check(key.id, spec.providerId, spec.config.crashLoop)
+        starts.set(key.id, startsOf(key) + 1)
+        const instance = yield* ServerInstance.start(spec, key.workspace, world, {
+          onCrash: (error) => crashes.record(key.id, error)
+        })
+        // A server that exits on its own while idle is evicted at once rather than at the next query for its
+        // workspace or its idle timeout: its teardown ends what is left of its process group, and the status
+        // view stops showing a dead server as idle. A query holding it evicts it itself, after quoting its
+        // status in the error. (Its scope's closing interrupts this watch first.)
+        yield* Effect.forkScoped(
+          Effect.zipRight(instance.exited, Effect.suspend(() => pool.evictIfIdle(key.id, instance)))
+        )
+        return instance
+      })
+
+    const describeEntry = (entry: Pool.EntryStatus<ServerInstance.ServerInstance>, now: number) =>
+      Effect.gen(function*() {
+        const key = isServerKey(entry.label) ? entry.label : undefined
+        const instance = Option.getOrUndefined(entry.value)
+        const lastCrash = yield* crashes.last(entry.key)
+        return {
+          providerId: key?.providerId ?? "",
+          workspace: key?.workspace.path ?? "",
+          pid: instance?.pid ?? null,
+          state: instance === undefined ? "starting" : entry.inUse > 0 ? "busy" : "idle",
+          uptimeMs: now - entry.startedAt,
+          queriesServed: entry.leases,
+          restarts: Math.max(0, (starts.get(entry.key) ?? 0) - 1),
+          lastError: lastCrash?.error.message ?? null,
+          rssBytes: instance === undefined ? null : yield* world.residentBytes(instance.pid)
+        } satisfies ServerStatus
+      })
+
+    const quoteStatus = (key: ServerKey, error: LspError.LspError) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const entry = (yield* pool.status).find((candidate) => candidate.key === key.id)
+        const status = entry === undefined ? undefined : yield* describeEntry(entry, now)
+        return StatusQuote.quote(error, { providerId: key.providerId, status, starts: startsOf(key) })
+      })
+
+    const lease = (spec: ServerInstance.ServerSpec, key: ServerKey, keep: (release: Pool.Release) => void) =>
+      pool.lease(key.id, {
+        start: Effect.provide(start(spec, key), platform),
+        idleTimeoutMs: spec.config.idleTimeoutMs,
+        label: key
+      }, keep).pipe(
+        Effect.catchIf(isServerFailure, (error) => Effect.flip(quoteStatus(key, error)))
+      )
+
+    const status = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      return yield* Effect.forEach(yield* pool.status, (entry) => describeEntry(entry, now))
+    })
+
+    return {
+      lease,
+      peek: (key) => pool.peek(key.id),
+      evict: (key, instance) => pool.evict(key.id, instance),
+      quoteStatus,
+      status
+    }
+  })
