@@ -1,9 +1,6 @@
 import * as Servers from "./servers.js"
 import { coldSuite } from "./suites.js"
 
-coldSuite(
-  Servers.clangd,
-  // Enabled when readiness lands (issue 7): until clangd's background index is built (it reports $/progress, token
-  // backgroundIndexProgress) references list only the open file, and a definition lands on the declaration.
-  []
-)
+// The host waits until clangd's background index is built ($/progress token backgroundIndexProgress); before
+// it, references listed only the open file and a definition landed on the declaration.
+coldSuite(Servers.clangd)

@@ -1,8 +1,5 @@
 import * as Servers from "./servers.js"
 import { coldSuite } from "./suites.js"
 
-coldSuite(
-  Servers.pyright,
-  // Settled by the preset's quiet period (readiness.quietMs), so every first answer equals the warm one.
-  []
-)
+// Settled by the preset's quiet period (readiness.quietMs), so every first answer equals the warm one.
+coldSuite(Servers.pyright)
