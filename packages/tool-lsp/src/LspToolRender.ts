@@ -37,8 +37,9 @@ export interface RenderOptions {
 
 /**
  * How `uri` appears in a location line: relative to the workspace URI when inside it, absolute when outside,
- * verbatim when it is not a decodable `file:` URI or the workspace is not one. Paths follow the URI's own
- * world (POSIX `/`, Windows drive `C:\`, UNC `\\host\share`), not the host's.
+ * verbatim when it is not a decodable `file:` URI or the workspace is not one. Paths follow the workspace's
+ * world (POSIX, or Windows for a drive or UNC workspace, shown with `/` and compared case-insensitively),
+ * not the host's.
  *
  * @since 0.1.0
  * @category rendering

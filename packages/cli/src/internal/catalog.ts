@@ -324,6 +324,26 @@ export const toolCatalog = (): string => {
     JSON.stringify(LspToolOutput.jsonSchema, null, 2),
     "```",
     "",
+    "A location's path is rendered in the world of the workspace URI (`resolvedWorkspaceUri`):",
+    "",
+    "- **World.** The workspace is in a Windows world when its URI has a host (UNC, `file://server/share`) or " +
+    "its path starts with `/<letter>:` or `/<letter>%3A` (any case); otherwise, `file:///` included, it is in " +
+    "the POSIX world. A location is in the Windows world only when the workspace is and the location's URI too " +
+    "has a host or a drive; otherwise it is in the POSIX world.",
+    "- **Verbatim.** Each side is converted in its own world, and the location's URI is shown verbatim when " +
+    "either conversion fails: not a `file:` URI, a malformed escape, an encoded `/`, a NUL or other control " +
+    "character, a query or fragment, an empty, `.` or `..` segment, a host that is not a plain name, a host in " +
+    "the POSIX world, a Windows path with neither host nor drive root (`file:///C:foo`), or a `\\` (encoded " +
+    "or not) in a Windows-world name.",
+    "- **Different worlds.** A POSIX location under a Windows workspace is shown as its own absolute path " +
+    "(`file:///a.ts` under `file://server/` is `/a.ts`).",
+    "- **Same world.** Relative to the workspace when inside it, by whole segments (`.` for the workspace " +
+    "itself, `..x/a.ts` for a directory named `..x`); the absolute path when outside. In a Windows world drive " +
+    "letters, hosts and names compare case-insensitively, the location keeps its own spelling and drive " +
+    "letter, and every `\\` separator is shown as `/` (`src/A.ts`, `D:/lib/b.ts`, `//other/share/b.ts`). In " +
+    "the POSIX world names compare exactly and a `\\` in a name is kept (`dir\\name/a.ts`); a drive is an " +
+    "ordinary directory name there, so `file:///C:/w/a.ts` under a `file:///` workspace is `C:/w/a.ts`.",
+    "",
     "### Limits",
     "",
     "Operator settings (`LspToolConfig`), never model input; unknown keys are `LSP_INVALID_CONFIG`.",
