@@ -11,11 +11,6 @@ export * as JsonRpc from "./JsonRpc.js"
 /**
  * @since 0.1.0
  */
-export * as StderrTail from "./StderrTail.js"
-
-/**
- * @since 0.1.0
- */
 export * as LspStdio from "./LspStdio.js"
 
 /**
