@@ -45,6 +45,18 @@ const processWorld = (config: StdioConfig.StdioConfig, options: Options) =>
     ? Effect.succeed(ProcessWorld.remote)
     : ProcessWorld.makeLocal(Math.max(0, ...Object.values(config.servers).map((server) => server.killGraceMs)))
 
+/** Resolves every executable of a decoded `config`, then registers its providers; nothing on any failure. */
+const registerDecoded = (config: StdioConfig.StdioConfig, options: Options) =>
+  Effect.gen(function*() {
+    const specs = yield* Host.prepare(config, options.environment ?? process.env)
+    const { host, providers } = yield* Host.makeProviders(specs, yield* processWorld(config, options), {
+      maxServers: config.maxServers
+    })
+    const service = yield* LspService.LspService
+    yield* Effect.forEach(providers, (provider) => service.registerProvider(provider), { discard: true })
+    return host
+  })
+
 /**
  * Validates `config`, resolves every executable, then registers one provider per server with the
  * `LspService` in context, for the current scope. Any failure registers nothing. Returns the host's
@@ -60,17 +72,7 @@ export const register = (
   StdioHost.StdioHostShape,
   LspError.LspError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
-> =>
-  Effect.gen(function*() {
-    const decoded = yield* StdioConfig.decode(config)
-    const specs = yield* Host.prepare(decoded, options.environment ?? process.env)
-    const { host, providers } = yield* Host.makeProviders(specs, yield* processWorld(decoded, options), {
-      maxServers: decoded.maxServers
-    })
-    const service = yield* LspService.LspService
-    yield* Effect.forEach(providers, (provider) => service.registerProvider(provider), { discard: true })
-    return host
-  })
+> => Effect.flatMap(StdioConfig.decode(config), (decoded) => registerDecoded(decoded, options))
 
 /**
  * The host as a Layer, from a configuration value (validated here). It registers the providers and offers
@@ -90,7 +92,10 @@ export const layer = (
 
 /**
  * The host as a Layer, with its configuration loaded through Effect `Config` (by default a JSON document
- * in the `LSP_SEAM_CONFIG` variable).
+ * in the `LSP_SEAM_CONFIG` variable). The `Config` yields a decoded configuration (`StdioConfig.config`
+ * decodes and validates the text); it is validated again as a value (a hand-built or mapped `Config` may
+ * break a rule its type cannot show), never encoded and decoded, then its executables are resolved as
+ * `layer` does.
  *
  * @since 0.1.0
  * @category layers
@@ -105,7 +110,10 @@ export const layerConfig = (
 > =>
   Layer.scoped(
     StdioHost.StdioHost,
-    Effect.flatMap(config, (loaded) => register(StdioConfig.encode(loaded), options))
+    Effect.flatMap(
+      Effect.flatMap(config, StdioConfig.validate),
+      (decoded) => registerDecoded(decoded, options ?? {})
+    )
   )
 
 /**

@@ -6,14 +6,15 @@
  *
  * @since 0.1.0
  */
-import { LspError, LspExtension } from "@lsp-seam/lsp"
-import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
+import type { LspError } from "@lsp-seam/lsp"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as ConfigErrors from "./internal/configErrors.js"
+import * as ConfigFields from "./internal/configFields.js"
+import * as ConfigVariable from "./internal/configVariable.js"
 
 /**
  * The largest value accepted for a timer, in milliseconds (the largest delay a JavaScript timer can hold).
@@ -31,61 +32,6 @@ export const MAX_TIMER_MS = 2_147_483_647
  */
 export const DEFAULT_VARIABLE = "LSP_SEAM_CONFIG"
 
-const isBlank = (s: string): boolean => s.trim().length === 0
-
-const NonBlankString = Schema.String.pipe(
-  Schema.filter((s) => !isBlank(s) || "must not be blank", {
-    jsonSchema: { pattern: "\\S" },
-    description: "a string with at least one non-whitespace character"
-  })
-).annotations({ title: "a non-blank string" })
-
-const NoNulString = Schema.String.pipe(
-  Schema.filter((s) => !s.includes("\0") || "must not contain a NUL character", {
-    jsonSchema: { pattern: "^[^\\u0000]*$" }
-  })
-).annotations({ title: "a string without NUL characters" })
-
-const Command = NonBlankString.pipe(
-  Schema.filter((s) => !s.includes("\0") || "must not contain a NUL character", { jsonSchema: {} })
-).annotations({
-  description: "An absolute path to the server executable, or a bare name looked up on the server's PATH. " +
-    "Never run through a shell; relative paths containing a separator are rejected."
-})
-
-const EnvName = Schema.String.pipe(
-  Schema.filter((s) => s.length > 0 && !s.includes("=") && !s.includes("\0") && s !== "__proto__", {
-    jsonSchema: { pattern: "^[^=\\u0000]+$" }
-  })
-).annotations({ title: "an environment variable name (non-empty, without '=' or NUL, not \"__proto__\")" })
-
-const ExtensionKey = Schema.String.pipe(Schema.filter((s) => s !== "__proto__", { jsonSchema: {} })).annotations({
-  title: "an extension other than \"__proto__\""
-})
-
-const isJsonValue = (u: unknown, depth: number): boolean => {
-  if (depth > 256) return false
-  if (u === null || typeof u === "string" || typeof u === "boolean") return true
-  if (typeof u === "number") return Number.isFinite(u)
-  if (Array.isArray(u)) return u.every((item) => isJsonValue(item, depth + 1))
-  if (typeof u === "object") {
-    const proto = Object.getPrototypeOf(u)
-    return (proto === Object.prototype || proto === null) &&
-      Object.values(u).every((item) => isJsonValue(item, depth + 1))
-  }
-  return false
-}
-
-// Sent to the server as JSON: refuse functions, undefined, NaN, class instances and the like up front.
-const JsonValue = Schema.Unknown.pipe(
-  Schema.filter(
-    (u) => isJsonValue(u, 0) || "must be a JSON value (null, boolean, finite number, string, array, object)",
-    {
-      jsonSchema: { description: "any JSON value" }
-    }
-  )
-).annotations({ title: "a JSON value" })
-
 // A refinement's description names the accepted values (a failed decode says it expected that); each field
 // adds its own description and default, for editors, on the property.
 const Timer = Schema.Int.pipe(Schema.between(1, MAX_TIMER_MS)).annotations({
@@ -101,42 +47,6 @@ const field = <A, I>(schema: Schema.Schema<A, I>, description: string, defaultVa
     description,
     default: defaultValue
   })
-
-const ExtensionMap = Schema.Record({ key: ExtensionKey, value: NonBlankString }).annotations({
-  title: "an object mapping extensions to language ids"
-}).pipe(
-  Schema.filter((map) => {
-    const keys = Object.keys(map)
-    if (keys.length === 0) return "must map at least one extension to a language id"
-    const issues: Array<Schema.FilterIssue> = []
-    const seen = new Map<string, string>()
-    for (const key of keys) {
-      const normalized = LspExtension.normalizeExtensionKey(key)
-      if (Either.isLeft(normalized)) {
-        issues.push({ path: [key], message: normalized.left })
-        continue
-      }
-      const previous = seen.get(normalized.right)
-      if (previous !== undefined) {
-        issues.push({
-          path: [key],
-          message: `extension ${JSON.stringify(key)} and ${JSON.stringify(previous)} are both ${normalized.right}`
-        })
-      }
-      seen.set(normalized.right, key)
-    }
-    return issues
-  }, { jsonSchema: { minProperties: 1 } })
-).annotations({
-  description: "Extension → LSP language id, e.g. { \".ts\": \"typescript\" }. Keys are lower-cased and get a " +
-    "leading dot when missing; each must be a single extension."
-})
-
-const Args = Schema.Array(NoNulString).annotations({ title: "an array of strings" })
-
-const Env = Schema.Record({ key: EnvName, value: NoNulString }).annotations({
-  title: "an object of environment variables"
-})
 
 /**
  * When a freshly started server counts as ready for its first query: once no `$/progress` token is
@@ -219,17 +129,25 @@ export type DocumentSync = typeof DocumentSync.Type
  * @category models
  */
 export const ServerConfig = Schema.Struct({
-  command: Command,
-  extensionToLanguage: ExtensionMap,
-  args: field(Args, "Arguments passed to the server, without a shell.", []),
+  command: ConfigFields.Command,
+  extensionToLanguage: ConfigFields.ExtensionMap,
+  args: field(ConfigFields.Args, "Arguments passed to the server, without a shell.", []),
   env: field(
-    Env,
+    ConfigFields.Env,
     "Extra environment variables, merged over the host's environment after variables that look like credentials " +
       "(names containing KEY, PASSWORD, SECRET or TOKEN) and LSP_SEAM_* variables were removed.",
     {}
   ),
-  initializationOptions: field(JsonValue, "Sent as initializationOptions in the initialize request.", null),
-  configuration: field(JsonValue, "The answer to every item of every workspace/configuration request.", null),
+  initializationOptions: field(
+    ConfigFields.JsonValue,
+    "Sent as initializationOptions in the initialize request.",
+    null
+  ),
+  configuration: field(
+    ConfigFields.JsonValue,
+    "The answer to every item of every workspace/configuration request.",
+    null
+  ),
   maxMessageBytes: field(ByteCap, "The largest message accepted from the server.", 16_000_000),
   maxStderrBytes: field(ByteCap, "How much of the end of the server's stderr is kept for error messages.", 1_000_000),
   maxDocumentBytes: field(ByteCap, "The largest source file that is opened.", 4_000_000),
@@ -297,38 +215,12 @@ export declare namespace ServerConfig {
   export type Encoded = typeof ServerConfig.Encoded
 }
 
-// A record key that fails its refinement is reported as an unexpected property (decoding always runs with
-// `onExcessProperty: "error"`), so the title says what a valid key is. "__proto__" is refused because as a
-// key of the decoded object it would replace the prototype instead of adding an entry.
-const ServerId = Schema.String.pipe(
-  Schema.filter((s) => !isBlank(s) && s !== "__proto__", { jsonSchema: { pattern: "\\S" } })
-).annotations({ title: "a server id that is neither blank nor \"__proto__\"" })
-
-const Servers = Schema.Record({ key: ServerId, value: ServerConfig }).annotations({
+const Servers = Schema.Record({ key: ConfigFields.ServerId, value: ServerConfig }).annotations({
   title: "an object mapping server ids to server configurations"
 }).pipe(
   Schema.filter((servers) => {
-    const ids = Object.keys(servers)
-    if (ids.length === 0) return "must configure at least one server"
-    // Extensions are exclusive across providers; catching a clash here keeps registration all-or-nothing.
-    const owners = new Map<string, string>()
-    const issues: Array<Schema.FilterIssue> = []
-    for (const id of ids) {
-      for (const key of Object.keys(servers[id]!.extensionToLanguage)) {
-        const normalized = LspExtension.normalizeExtensionKey(key)
-        if (Either.isLeft(normalized)) continue
-        const owner = owners.get(normalized.right)
-        if (owner === undefined) {
-          owners.set(normalized.right, id)
-        } else {
-          issues.push({
-            path: [id, "extensionToLanguage", key],
-            message: `extension ${normalized.right} is already handled by server ${JSON.stringify(owner)}`
-          })
-        }
-      }
-    }
-    return issues
+    if (Object.keys(servers).length === 0) return "must configure at least one server"
+    return ConfigFields.extensionClashes(servers)
   }, { jsonSchema: { minProperties: 1 } })
 )
 
@@ -383,80 +275,6 @@ export declare namespace StdioConfig {
 
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
 
-const isIdentifier = (segment: string): boolean => /^[A-Za-z_$][\w$]*$/.test(segment)
-
-const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((segment, i) => {
-    const text = String(segment)
-    if (typeof segment === "number") return `[${text}]`
-    if (isIdentifier(text)) return i === 0 ? text : `.${text}`
-    return `[${JSON.stringify(text)}]`
-  }).join("")
-
-interface Issue {
-  readonly path: ReadonlyArray<PropertyKey>
-  readonly message: string
-}
-
-// A struct with defaults is a transformation whose encoded side has only an automatic title.
-const readable = (message: string): string => message.replaceAll("Struct (Encoded side)", "an object")
-
-const expectedPattern = /^Expected (.*), actual (.*)$/s
-
-/**
- * A union reports one issue per member ("Expected "a", actual 1"; "Expected "b", actual 1"); merge the
- * issues of one path into one "Expected "a" or "b", actual 1".
- */
-const mergeAlternatives = (issues: ReadonlyArray<Issue>): Array<Issue> => {
-  const merged: Array<Issue> = []
-  for (const issue of issues) {
-    const previous = merged.at(-1)
-    const current = expectedPattern.exec(issue.message)
-    const before = previous === undefined ? null : expectedPattern.exec(previous.message)
-    if (
-      previous !== undefined && current !== null && before !== null && before[2] === current[2] &&
-      previous.path.length === issue.path.length && previous.path.every((segment, i) => segment === issue.path[i])
-    ) {
-      merged[merged.length - 1] = {
-        path: issue.path,
-        message: `Expected ${before[1]} or ${current[1]}, actual ${current[2]}`
-      }
-    } else {
-      merged.push(issue)
-    }
-  }
-  return merged
-}
-
-const formatIssue = (issue: Issue): string => {
-  const [root, id, ...rest] = issue.path
-  if (root === "servers" && id !== undefined) {
-    const where = rest.length === 0 ?
-      `server ${JSON.stringify(String(id))}` :
-      `server ${JSON.stringify(String(id))}, field ${formatPath(rest)}`
-    return `${where}: ${issue.message}`
-  }
-  return issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`
-}
-
-const toLspError = (error: ParseResult.ParseError): LspError.LspError => {
-  const issues = mergeAlternatives(
-    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-      path: issue.path,
-      message: readable(issue.message)
-    }))
-  )
-  const serverIds = Array.from(
-    new Set(
-      issues.flatMap((issue) => issue.path[0] === "servers" && issue.path.length > 1 ? [String(issue.path[1])] : [])
-    )
-  )
-  return LspError.invalidConfig(
-    `Invalid lsp-seam configuration: ${issues.map(formatIssue).join("; ")}`,
-    { issues: issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })), serverIds }
-  )
-}
-
 /**
  * Decodes and validates a configuration value (already parsed from JSON), filling in defaults.
  *
@@ -464,7 +282,7 @@ const toLspError = (error: ParseResult.ParseError): LspError.LspError => {
  * @category decoding
  */
 export const decode = (input: unknown): Effect.Effect<StdioConfig, LspError.LspError> =>
-  Schema.decodeUnknown(StdioConfig, parseOptions)(input).pipe(Effect.mapError(toLspError))
+  Schema.decodeUnknown(StdioConfig, parseOptions)(input).pipe(Effect.mapError(ConfigErrors.toLspError))
 
 /**
  * Like `decode`, synchronously, as an `Either`.
@@ -473,9 +291,25 @@ export const decode = (input: unknown): Effect.Effect<StdioConfig, LspError.LspE
  * @category decoding
  */
 export const decodeEither = (input: unknown): Either.Either<StdioConfig, LspError.LspError> =>
-  Either.mapLeft(Schema.decodeUnknownEither(StdioConfig, parseOptions)(input), toLspError)
+  Either.mapLeft(Schema.decodeUnknownEither(StdioConfig, parseOptions)(input), ConfigErrors.toLspError)
+
+/**
+ * Checks that an already decoded configuration (say, one a program built, or a `Config` mapped) satisfies
+ * every rule of the schema, without encoding it; a violation is `LSP_INVALID_CONFIG` as from `decode`.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const validate = (config: StdioConfig): Effect.Effect<StdioConfig, LspError.LspError> =>
+  // Extra properties are the program's own business here: the value is already typed, and nothing is read from them.
+  Schema.validate(StdioConfig, { ...parseOptions, onExcessProperty: "ignore" })(config).pipe(
+    Effect.mapError(ConfigErrors.toLspError)
+  )
 
 const StdioConfigJson = Schema.parseJson(StdioConfig)
+
+const decodeJsonEither = (text: string): Either.Either<StdioConfig, LspError.LspError> =>
+  Either.mapLeft(Schema.decodeUnknownEither(StdioConfigJson, parseOptions)(text), ConfigErrors.toLspError)
 
 /**
  * Parses JSON text and decodes it as a configuration. Invalid JSON is `LSP_INVALID_CONFIG` too.
@@ -484,7 +318,7 @@ const StdioConfigJson = Schema.parseJson(StdioConfig)
  * @category decoding
  */
 export const decodeJson = (text: string): Effect.Effect<StdioConfig, LspError.LspError> =>
-  Schema.decodeUnknown(StdioConfigJson, parseOptions)(text).pipe(Effect.mapError(toLspError))
+  Schema.decodeUnknown(StdioConfigJson, parseOptions)(text).pipe(Effect.mapError(ConfigErrors.toLspError))
 
 /**
  * Encodes a decoded configuration back to its JSON-ready form (defaults stay filled in).
@@ -495,22 +329,15 @@ export const decodeJson = (text: string): Effect.Effect<StdioConfig, LspError.Ls
 export const encode = (config: StdioConfig): StdioConfig.Encoded => Schema.encodeSync(StdioConfig)(config)
 
 /**
- * The configuration as an Effect `Config`: the variable `name` holds the configuration as JSON text.
- * Invalid JSON or an invalid configuration is a `ConfigError.InvalidData` whose message is the one
- * `decode` would give.
+ * The configuration as an Effect `Config`: the variable `name` holds the configuration as JSON text, decoded
+ * once, here. Invalid JSON or an invalid configuration is a `ConfigError.InvalidData` whose message is the
+ * one `decode` would give.
  *
  * @since 0.1.0
  * @category config
  */
 export const config = (name: string = DEFAULT_VARIABLE): Config.Config<StdioConfig> =>
-  Config.string(name).pipe(
-    Config.mapOrFail((text) =>
-      Either.mapLeft(
-        Either.mapLeft(Schema.decodeUnknownEither(StdioConfigJson, parseOptions)(text), toLspError),
-        (error) => ConfigError.InvalidData([], error.message)
-      )
-    )
-  )
+  ConfigVariable.config(name, decodeJsonEither)
 
 /**
  * Loads the configuration through the current `ConfigProvider` from the variable `name` (JSON text). A
@@ -520,17 +347,7 @@ export const config = (name: string = DEFAULT_VARIABLE): Config.Config<StdioConf
  * @category config
  */
 export const load = (name: string = DEFAULT_VARIABLE): Effect.Effect<StdioConfig, LspError.LspError> =>
-  Config.string(name).pipe(
-    Effect.mapError((error) =>
-      LspError.invalidConfig(
-        ConfigError.isMissingDataOnly(error)
-          ? `No lsp-seam configuration: the variable ${name} is not set.`
-          : `The lsp-seam configuration variable ${name} could not be read: ${String(error)}`,
-        { variable: name }
-      )
-    ),
-    Effect.flatMap(decodeJson)
-  )
+  Effect.flatMap(ConfigVariable.read(name), decodeJson)
 
 /**
  * A JSON Schema (draft 7) of the configuration as written, for editors and documentation.

@@ -2,7 +2,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as LspError from "../LspError.js"
-import { normalizeExtensionKey } from "../LspExtension.js"
+import { checkExtensionKeys } from "../LspExtension.js"
 import type { LspProvider } from "../LspProvider.js"
 
 /** One extension's owner. `token` identifies the registration, so a release removes only its own entries. */
@@ -71,13 +71,12 @@ export const validate = (input: LspProvider): Either.Either<ValidProvider, LspEr
       LspError.invalidProvider(`Provider "${id}" must register at least one extension.`, { providerId: id })
     )
   }
-  const seen = new Map<string, string>()
   const extensions: Array<readonly [string, string]> = []
-  for (const key of keys) {
-    const normalized = normalizeExtensionKey(key)
-    if (Either.isLeft(normalized)) {
+  for (const checked of checkExtensionKeys(keys)) {
+    const key = checked.key
+    if (checked._tag === "Invalid") {
       return Either.left(
-        LspError.invalidProvider(`Provider "${id}": ${normalized.left}.`, { providerId: id, extension: key })
+        LspError.invalidProvider(`Provider "${id}": ${checked.reason}.`, { providerId: id, extension: key })
       )
     }
     const languageId = map.right[key]!
@@ -89,17 +88,15 @@ export const validate = (input: LspProvider): Either.Either<ValidProvider, LspEr
         })
       )
     }
-    const previous = seen.get(normalized.right)
-    if (previous !== undefined) {
+    if (checked._tag === "Duplicate") {
       return Either.left(
         LspError.invalidProvider(
-          `Provider "${id}": keys "${previous}" and "${key}" both normalise to "${normalized.right}".`,
-          { providerId: id, extension: normalized.right, keys: [previous, key] }
+          `Provider "${id}": keys "${checked.previous}" and "${key}" both normalise to "${checked.extension}".`,
+          { providerId: id, extension: checked.extension, keys: [checked.previous, key] }
         )
       )
     }
-    seen.set(normalized.right, key)
-    extensions.push([normalized.right, languageId])
+    extensions.push([checked.extension, languageId])
   }
   return Either.right({ provider: input, extensions })
 }
