@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as LspStdio from "../../packages/lsp-stdio/src/LspStdio.js"
-import * as StdioHost from "../../packages/lsp-stdio/src/StdioHost.js"
+import * as StdioStatus from "../../packages/lsp-stdio/src/StdioStatus.js"
 import * as LspSession from "../../packages/tool-lsp/src/LspSession.js"
 import * as LspToolHandler from "../../packages/tool-lsp/src/LspToolHandler.js"
 import type { Query, ServerSpec } from "./rawClient.js"
@@ -124,7 +124,7 @@ export const startOurs = async (
     pids: () =>
       runtime.runPromise(
         Effect.map(
-          Effect.flatMap(StdioHost.StdioHost, (host) => host.status),
+          Effect.flatMap(StdioStatus.StdioStatus, (host) => host.status),
           (servers) => servers.flatMap((server) => server.pid === null ? [] : [server.pid])
         )
       ),

@@ -1,7 +1,7 @@
 /**
  * The `lsp-seam` command, built with `@effect/cli`:
  *
- * - `lsp-seam query <operation> <file>:<line>:<character> [--cwd DIR] [--config FILE] [--json]`
+ * - `lsp-seam query <operation> <file>:<line>[:<character>] [--symbol NAME] [--cwd DIR] [--config FILE] [--json]`
  * - `lsp-seam mcp [--cwd DIR] [--config FILE]`
  * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
  *
@@ -92,8 +92,15 @@ const query = Command.make(
   "query",
   {
     operation: Args.choice(LspQuery.LspOperation.literals.map((op) => [op, op] as const), { name: "operation" }),
-    location: Args.text({ name: "file:line:character" }).pipe(
-      Args.withDescription("The symbol: a file (relative to the workspace, or absolute), a one-based line and column.")
+    location: Args.text({ name: "file:line[:character]" }).pipe(
+      Args.withDescription(
+        "The symbol: a file (relative to the workspace, or absolute), a one-based line and column (the column " +
+          "may be left out with --symbol)."
+      )
+    ),
+    symbol: Options.text("symbol").pipe(
+      Options.withDescription("The identifier to query, found on or near the line, so the column is optional."),
+      Options.optional
     ),
     cwd,
     config,
@@ -103,14 +110,16 @@ const query = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      const location = yield* parseLocation(args.location)
+      const symbol = Option.getOrUndefined(args.symbol)
+      const location = yield* parseLocation(args.location, { characterOptional: symbol !== undefined })
       const workspace = yield* workspaceOf(args.cwd)
       const loaded = yield* loadConfig(args.config, workspace)
       const run = LspToolHandler.run({
         operation: args.operation,
         file_path: location.file,
         line: location.line,
-        character: location.character
+        character: location.character,
+        symbol
       })
       yield* Option.match(serverFor(loaded, location.file), {
         onNone: () => run,

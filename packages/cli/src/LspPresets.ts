@@ -87,7 +87,9 @@ export const typescript: Preset = {
       }),
       disableAutomaticTypingAcquisition: true,
       preferences: { includePackageJsonAutoImports: "off" }
-    }
+    },
+    // Without one, tsserver puts each opened file in a project of its own: references stay in that file.
+    projectMarkers: ["tsconfig.json", "jsconfig.json"]
   }
 }
 
@@ -206,7 +208,9 @@ export const all: ReadonlyArray<Preset> = [
       readiness: { quietMs: 500 },
       // Every open file keeps a preamble in clangd's memory (measured ~7 MiB for a file with three standard
       // headers; far more with large ones): keep fewer open than the default 32.
-      maxRetainedDocuments: 8
+      maxRetainedDocuments: 8,
+      // Without a compilation database clangd guesses flags per file and its index covers opened files only.
+      projectMarkers: ["compile_commands.json", "compile_flags.txt"]
     }
   },
   {
@@ -217,7 +221,8 @@ export const all: ReadonlyArray<Preset> = [
       command: "gopls",
       extensionToLanguage: { ".go": "go" },
       // Never download modules or toolchains.
-      env: { GOPROXY: "off", GOTOOLCHAIN: "local" }
+      env: { GOPROXY: "off", GOTOOLCHAIN: "local" },
+      projectMarkers: ["go.mod", "go.work"]
     }
   },
   {
@@ -228,7 +233,8 @@ export const all: ReadonlyArray<Preset> = [
       command: "rust-analyzer",
       extensionToLanguage: { ".rs": "rust" },
       // cargo metadata must not fetch the registry, and rustup must not install a pinned toolchain.
-      env: { CARGO_NET_OFFLINE: "true", RUSTUP_AUTO_INSTALL: "0" }
+      env: { CARGO_NET_OFFLINE: "true", RUSTUP_AUTO_INSTALL: "0" },
+      projectMarkers: ["Cargo.toml"]
     }
   }
 ]

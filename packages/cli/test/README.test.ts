@@ -39,6 +39,15 @@ describe("README", () => {
     )
   })
 
+  it("shows the --symbol example the end-to-end test expects", () => {
+    assert.include(
+      readme,
+      "$ npx lsp-seam query findReferences shape.ts:7 --symbol Circle --cwd packages/cli/test/fixtures/ts-workspace\n" +
+        "Resolved `Circle` to shape.ts:7:14.\nshape.ts:7:14\nmain.ts:1:10\nmain.ts:3:35\nmain.ts:3:50\n"
+    )
+    assert.include(readme, "lsp-seam query <operation> <file>:<line>[:<character>] [--symbol NAME]")
+  })
+
   it("shows TypeScript examples that compile (test/support/readme*.ts)", () => {
     const examples = blocks("ts")
     assert.include(examples, region("Agent"))

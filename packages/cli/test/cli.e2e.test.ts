@@ -55,10 +55,61 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
       assert.strictEqual(run.stderr, "")
     }), timeout)
 
-  it.live("nothing at the position is a success", () =>
+  it.live("nothing at the position is a success, and an off-identifier position says so", () =>
     Effect.gen(function*() {
       const run = yield* query("hover", "main.ts:2:1")
-      assert.deepStrictEqual(run, { code: 0, stdout: "No hover information.\n", stderr: "" })
+      assert.deepStrictEqual(run, {
+        code: 0,
+        stdout: "No hover information. Line 2, column 1 is not on an identifier; line 2 has no identifiers.\n",
+        stderr: ""
+      })
+    }), timeout)
+
+  it.live(
+    "--symbol resolves the name on the line, with the column left out, and says so first",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* query("findReferences", "shape.ts:7", "--symbol", "Circle")
+        assert.strictEqual(run.code, 0)
+        assert.deepStrictEqual(lines(run.stdout), [
+          "Resolved `Circle` to shape.ts:7:14.",
+          "shape.ts:7:14",
+          "main.ts:1:10",
+          "main.ts:3:35",
+          "main.ts:3:50"
+        ])
+        const json = yield* query("hover", "shape.ts:6", "--symbol", "Circle", "--json")
+        assert.deepStrictEqual(decodeResult(JSON.parse(json.stdout)).resolved, {
+          symbol: "Circle",
+          position: { line: 6, character: 13 },
+          requested: { line: 5, character: 0 },
+          occurrences: 1
+        })
+      }),
+    timeout
+  )
+
+  it.live(
+    "--symbol that is not near the line: 1, LSP_SYMBOL_NOT_FOUND listing the line's identifiers",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* query("hover", "shape.ts:7", "--symbol", "Square")
+        failure(run, 1, "error[LSP_SYMBOL_NOT_FOUND]: `Square` does not occur")
+        assert.include(run.stderr, "identifiers on line 7: export (column 1), class (column 8), Circle (column 14)")
+      }),
+    timeout
+  )
+
+  it.live("a line past the end of the file: 1, LSP_POSITION_OUT_OF_RANGE", () =>
+    Effect.gen(function*() {
+      const run = yield* query("hover", "shape.ts:99:1")
+      failure(run, 1, "error[LSP_POSITION_OUT_OF_RANGE]: Line 99 is past the end of the file")
+    }), timeout)
+
+  it.live("<file>:<line> without --symbol: 2", () =>
+    Effect.gen(function*() {
+      const run = yield* query("hover", "shape.ts:7")
+      failure(run, 2, "lsp-seam: Invalid position \"shape.ts:7\"")
     }), timeout)
 
   it.live("--json prints exactly the seam result, zero-based", () =>
@@ -201,7 +252,7 @@ describe.concurrent("lsp-seam query exit codes", () => {
     () =>
       Effect.map(runCli(["query", "--help"]), (run) => {
         assert.strictEqual(run.code, 0)
-        assert.include(run.stdout, "<file:line:character>")
+        assert.include(run.stdout, "<file:line[:character]>")
         assert.notInclude(run.stdout, "\x1b[")
         assert.strictEqual(run.stderr, "")
       }),

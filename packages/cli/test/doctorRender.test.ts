@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
-import type { LspStdio, StdioHost } from "@lsp-seam/lsp-stdio"
+import type { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -37,7 +37,7 @@ const report = (providerId: string, usable = true): LspStdio.ServerDiagnosis => 
   operations: { goToDefinition: true, findReferences: true, goToImplementation: true, hover: true }
 })
 
-const status = (overrides: Partial<StdioHost.ServerStatus>): StdioHost.ServerStatus => ({
+const status = (overrides: Partial<StdioStatus.ServerStatus>): StdioStatus.ServerStatus => ({
   providerId: "alpha",
   workspace: "/ws",
   pid: 4242,
@@ -52,7 +52,7 @@ const status = (overrides: Partial<StdioHost.ServerStatus>): StdioHost.ServerSta
 
 const ran = (
   probes: ReadonlyArray<readonly [string, DoctorProbe.ProbeOutcome]>,
-  statuses: ReadonlyArray<StdioHost.ServerStatus>
+  statuses: ReadonlyArray<StdioStatus.ServerStatus>
 ): Option.Option<DoctorProbe.Inspection> => Option.some({ _tag: "Ran", probes: new Map(probes), status: statuses })
 
 describe("Doctor.render", () => {

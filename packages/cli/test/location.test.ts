@@ -28,6 +28,45 @@ describe("parseLocation", () => {
     assert.deepStrictEqual(parseLocation("a.ts:1.5:2"), Either.right({ file: "a.ts", line: 1.5, character: 2 }))
   })
 
+  it("with --symbol, accepts <file>:<line> and still reads <file>:<line>:<character>", () => {
+    const optional = { characterOptional: true }
+    assert.deepStrictEqual(
+      parseLocation("src/a.ts:12", optional),
+      Either.right({ file: "src/a.ts", line: 12, character: undefined })
+    )
+    assert.deepStrictEqual(
+      parseLocation("src/a.ts:12:5", optional),
+      Either.right({ file: "src/a.ts", line: 12, character: 5 })
+    )
+    assert.deepStrictEqual(
+      parseLocation("C:\\w\\a.ts:3", optional),
+      Either.right({ file: "C:\\w\\a.ts", line: 3, character: undefined })
+    )
+    assert.deepStrictEqual(
+      parseLocation("a:b.ts:0", optional),
+      Either.right({ file: "a:b.ts", line: 0, character: undefined })
+    )
+    for (const bad of ["a.ts", "a.ts:x", ":1", "a.ts:1:x", "a.ts:"]) {
+      assert.isTrue(Either.isLeft(parseLocation(bad, optional)), bad)
+    }
+  })
+
+  it.prop("with --symbol, round-trips any file name not ending in :<number> and any line", [
+    FastCheck.string({ minLength: 1 }).filter((file) => !/:[+-]?\d+(?:\.\d+)?$/.test(file)),
+    FastCheck.integer()
+  ], ([file, line]) => {
+    assert.deepStrictEqual(
+      parseLocation(`${file}:${line}`, { characterOptional: true }),
+      Either.right({ file, line, character: undefined })
+    )
+  })
+
+  it("without --symbol, a missing character stays a usage error that mentions --symbol", () => {
+    const parsed = parseLocation("a.ts:3")
+    assert.isTrue(Either.isLeft(parsed))
+    if (Either.isLeft(parsed)) assert.include(parsed.left.message, "or <file>:<line> with --symbol NAME")
+  })
+
   it("refuses what is not <file>:<number>:<number> as a usage error", () => {
     for (
       const bad of ["a.ts", "a.ts:1", ":1:2", "a.ts:x:2", "a.ts:1:", "a.ts::2", "a.ts:1:2x", "a.ts: 1:2", "a.ts:0x1:2"]

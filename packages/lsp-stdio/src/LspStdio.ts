@@ -18,7 +18,7 @@ import * as Diagnose from "./internal/diagnose.js"
 import * as Host from "./internal/host.js"
 import * as ProcessWorld from "./internal/processWorld.js"
 import * as StdioConfig from "./StdioConfig.js"
-import * as StdioHost from "./StdioHost.js"
+import * as StdioStatus from "./StdioStatus.js"
 
 /**
  * @since 0.1.0
@@ -62,21 +62,30 @@ const registerDecoded = (config: StdioConfig.StdioConfig, options: Options) =>
  * `LspService` in context, for the current scope. Any failure registers nothing. Returns the host's
  * read-only status view.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
-export const register = (
+export const make = (
   config: unknown,
   options: Options = {}
 ): Effect.Effect<
-  StdioHost.StdioHostShape,
+  StdioStatus.StdioStatusShape,
   LspError.LspError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
 > => Effect.flatMap(StdioConfig.decode(config), (decoded) => registerDecoded(decoded, options))
 
 /**
+ * The former name of `make`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @deprecated Use `make`: it builds the host (its providers registered, its status view returned).
+ */
+export const register = make
+
+/**
  * The host as a Layer, from a configuration value (validated here). It registers the providers and offers
- * the host's read-only status as `StdioHost`.
+ * the host's read-only status as `StdioStatus`.
  *
  * @since 0.1.0
  * @category layers
@@ -85,10 +94,10 @@ export const layer = (
   config: unknown,
   options?: Options
 ): Layer.Layer<
-  StdioHost.StdioHost,
+  StdioStatus.StdioStatus,
   LspError.LspError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
-> => Layer.scoped(StdioHost.StdioHost, register(config, options))
+> => Layer.scoped(StdioStatus.StdioStatus, make(config, options))
 
 /**
  * The host as a Layer, with its configuration loaded through Effect `Config` (by default a JSON document
@@ -104,12 +113,12 @@ export const layerConfig = (
   config: Config.Config<StdioConfig.StdioConfig> = StdioConfig.config(),
   options?: Options
 ): Layer.Layer<
-  StdioHost.StdioHost,
+  StdioStatus.StdioStatus,
   LspError.LspError | ConfigError.ConfigError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
   Layer.scoped(
-    StdioHost.StdioHost,
+    StdioStatus.StdioStatus,
     Effect.flatMap(
       Effect.flatMap(config, StdioConfig.validate),
       (decoded) => registerDecoded(decoded, options ?? {})

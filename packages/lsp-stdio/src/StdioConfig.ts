@@ -170,6 +170,13 @@ export const ServerConfig = Schema.Struct({
       "queried closed first).",
     32
   ),
+  projectMarkers: field(
+    ConfigFields.FileNames,
+    "Files that give the server its project model (e.g. tsconfig.json). When set and none is found in the queried " +
+      "file's directory or above it within the workspace, cross-file answers (findReferences, " +
+      "goToImplementation) are flagged incomplete with the reason no-project. Empty: the server needs none.",
+    []
+  ),
   readiness: field(Readiness, "When a freshly started server is ready for its first query.", {
     quietMs: 0,
     progress: true,

@@ -1,46 +1,36 @@
 /**
- * Read-only introspection of a running stdio host: which servers run, for which workspace, in what state,
- * and how they have fared. `lsp-seam doctor` prints it; nothing here can change the host.
+ * The former name of `StdioStatus`: the host's read-only status view (it was never the host itself).
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-
-/**
- * One pooled server.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ServerStatus {
-  readonly providerId: string
-  /** The canonical workspace directory. */
-  readonly workspace: string
-  /** `null` while starting. */
-  readonly pid: number | null
-  readonly state: "starting" | "idle" | "busy"
-  readonly uptimeMs: number
-  /** Queries that have used this server instance. */
-  readonly queriesServed: number
-  /** How many times a server for this provider and workspace was started before this one. */
-  readonly restarts: number
-  /** The last crash of a server for this provider and workspace, if any. */
-  readonly lastError: string | null
-  /** Resident memory of the server and its children, where the process world can tell. */
-  readonly rssBytes: number | null
-}
+import * as StdioStatus from "./StdioStatus.js"
 
 /**
  * @since 0.1.0
  * @category models
+ * @deprecated Use `StdioStatus.ServerStatus`.
  */
-export interface StdioHostShape {
-  readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
-}
+export type ServerStatus = StdioStatus.ServerStatus
+
+/**
+ * @since 0.1.0
+ * @category models
+ * @deprecated Use `StdioStatus.StdioStatusShape`.
+ */
+export type StdioHostShape = StdioStatus.StdioStatusShape
+
+/**
+ * The same tag as `StdioStatus.StdioStatus`.
+ *
+ * @since 0.1.0
+ * @category tags
+ * @deprecated Use `StdioStatus.StdioStatus`.
+ */
+export const StdioHost = StdioStatus.StdioStatus
 
 /**
  * @since 0.1.0
  * @category tags
+ * @deprecated Use `StdioStatus.StdioStatus`.
  */
-export class StdioHost extends Context.Tag("@lsp-seam/lsp-stdio/StdioHost")<StdioHost, StdioHostShape>() {}
+export type StdioHost = StdioStatus.StdioStatus

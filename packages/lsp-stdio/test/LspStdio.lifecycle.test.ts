@@ -5,7 +5,7 @@ import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspStdio from "../src/LspStdio.js"
-import * as StdioHost from "../src/StdioHost.js"
+import * as StdioStatus from "../src/StdioStatus.js"
 import {
   allGone,
   assertNothingSurvives,
@@ -210,7 +210,7 @@ describe("a server that exits on its own", () => {
       )
       yield* Effect.provide(query(workspace, "hover"), context)
       yield* waitForRecord(record, (all) => all.some((r) => r.event === "crash"))
-      const host = Context.get(context, StdioHost.StdioHost)
+      const host = Context.get(context, StdioStatus.StdioStatus)
       yield* host.status.pipe(
         Effect.repeat({ until: (all) => all.length === 0, schedule: Schedule.spaced("20 millis") }),
         Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the dead server stayed pooled") })

@@ -2,12 +2,12 @@ import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
-import { LspDeadline, type LspError, LspService } from "@lsp-seam/lsp"
+import { LspDeadline, type LspError, LspResult, LspService } from "@lsp-seam/lsp"
 import { type Context, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
 import * as NodeFs from "node:fs"
 import * as Framing from "../src/Framing.js"
 import * as LspStdio from "../src/LspStdio.js"
-import * as StdioHost from "../src/StdioHost.js"
+import * as StdioStatus from "../src/StdioStatus.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
 
@@ -363,8 +363,8 @@ describe("LspStdio under TestClock (memory executor)", () => {
   const answering = () =>
     Testing.fakeLanguageServer({ handlers: { "textDocument/hover": () => Effect.succeed(Testing.result(null)) } })
 
-  const statusOf = (context: Context.Context<StdioHost.StdioHost>) =>
-    Effect.flatMap(Effect.provide(StdioHost.StdioHost, context), (host) => host.status)
+  const statusOf = (context: Context.Context<StdioStatus.StdioStatus>) =>
+    Effect.flatMap(Effect.provide(StdioStatus.StdioStatus, context), (host) => host.status)
 
   it.scoped("an idle server is shut down after idleTimeoutMs and started again on demand", () =>
     Effect.gen(function*() {
@@ -548,7 +548,8 @@ describe("LspStdio under TestClock (memory executor)", () => {
       assert.deepStrictEqual(yield* Fiber.join(fiber), {
         kind: "hover",
         hover: { contents: "complete" },
-        incomplete: true
+        incomplete: true,
+        incompleteReasons: [LspResult.readiness]
       })
     }))
 

@@ -39,6 +39,7 @@ describe("StdioConfig", () => {
         killGraceMs: 2_000,
         documentSync: "retained",
         maxRetainedDocuments: 32,
+        projectMarkers: [],
         readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
@@ -62,6 +63,7 @@ describe("StdioConfig", () => {
         killGraceMs: 1,
         documentSync: "transient" as const,
         maxRetainedDocuments: 1,
+        projectMarkers: ["compile_commands.json", "compile_flags.txt"],
         readiness: { quietMs: 250, progress: false, maxWaitMs: 0 },
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
@@ -134,6 +136,8 @@ describe("StdioConfig", () => {
         )
         yield* assertInvalid(withServer({ extensionToLanguage: { ".": "typescript" } }), "extensionToLanguage[\".\"]")
         yield* assertInvalid(withServer({ extensionToLanguage: { "a/b": "x" } }), "single extension")
+        yield* assertInvalid(withServer({ projectMarkers: ["sub/tsconfig.json"] }), "projectMarkers", "plain file name")
+        yield* assertInvalid(withServer({ projectMarkers: [".."] }), "projectMarkers", "plain file name")
         yield* assertInvalid(withServer({ extensionToLanguage: { "a\\b": "x" } }), "single extension")
         yield* assertInvalid(withServer({ extensionToLanguage: { "": "x" } }), "single extension")
         yield* assertInvalid(withServer({ extensionToLanguage: { ts: "" } }), "extensionToLanguage.ts", "blank")
@@ -332,6 +336,7 @@ describe("StdioConfig", () => {
       killGraceMs: 2_000,
       documentSync: "retained",
       maxRetainedDocuments: 32,
+      projectMarkers: [],
       readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
       idleTimeoutMs: 600_000,
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }

@@ -4,7 +4,7 @@ import { LspError, LspService } from "@lsp-seam/lsp"
 import { Config, type ConfigError, ConfigProvider, Effect, Either, Layer } from "effect"
 import * as LspStdio from "../src/LspStdio.js"
 import * as StdioConfig from "../src/StdioConfig.js"
-import * as StdioHost from "../src/StdioHost.js"
+import * as StdioStatus from "../src/StdioStatus.js"
 
 // Not local: registering starts no process (servers start on a first query, and no watchdog is needed).
 const options: LspStdio.Options = { local: false }
@@ -16,11 +16,11 @@ const server = (extensionToLanguage: Record<string, string>, command: string = p
 
 /** What a built host shows without starting a server: its status and the extensions it registered. */
 const observe = <E>(
-  host: Layer.Layer<StdioHost.StdioHost, E, LspService.LspService | NodeContext.NodeContext>,
+  host: Layer.Layer<StdioStatus.StdioStatus, E, LspService.LspService | NodeContext.NodeContext>,
   provider: ConfigProvider.ConfigProvider = ConfigProvider.fromMap(new Map())
 ) =>
   Effect.gen(function*() {
-    const status = yield* Effect.flatMap(StdioHost.StdioHost, (h) => h.status)
+    const status = yield* Effect.flatMap(StdioStatus.StdioStatus, (h) => h.status)
     // A file no server handles: the answer lists every registered extension.
     const routes = yield* LspService.query({
       operation: "hover",

@@ -138,7 +138,8 @@ describe("RetainedDocuments.prepare", () => {
               ctimeMs: 0,
               ino: 0,
               readAt: 0,
-              hash: "stale"
+              hash: "stale",
+              lines: ["stale"]
             }))
           held.set(location.uri, 1)
         }

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
 import * as StatusQuote from "../src/internal/statusQuote.js"
-import type { ServerStatus } from "../src/StdioHost.js"
+import type { ServerStatus } from "../src/StdioStatus.js"
 
 const running: ServerStatus = {
   providerId: "ts",

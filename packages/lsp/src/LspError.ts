@@ -41,7 +41,14 @@ export const LspErrorCode = Schema.Literal(
   "LSP_INVALID_CONFIG",
   "LSP_EXECUTABLE_NOT_FOUND",
   "LSP_TIMEOUT",
-  "LSP_INVALID_ARGUMENTS"
+  "LSP_INVALID_ARGUMENTS",
+  // Positions and names (since 0.2.0)
+  "LSP_POSITION_OUT_OF_RANGE",
+  "LSP_SYMBOL_NOT_FOUND",
+  // The remote provider (since 0.2.0)
+  "LSP_REMOTE_UNAVAILABLE",
+  "LSP_REMOTE_UNAUTHORIZED",
+  "LSP_REMOTE_INCOMPATIBLE"
 )
 
 /**
@@ -280,6 +287,47 @@ export const timeout = constructor("LSP_TIMEOUT")
  * @category constructors
  */
 export const invalidArguments = constructor("LSP_INVALID_ARGUMENTS")
+
+/**
+ * A position's line is past the end of the file, or its character past the end of its line (the message
+ * says the file's line count or the line's length).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const positionOutOfRange = constructor("LSP_POSITION_OUT_OF_RANGE")
+
+/**
+ * A requested `symbol` occurs nowhere near the requested line (the message lists the identifiers on it).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const symbolNotFound = constructor("LSP_SYMBOL_NOT_FOUND")
+
+/**
+ * The remote host cannot be reached, or the connection to it was lost before it answered.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const remoteUnavailable = constructor("LSP_REMOTE_UNAVAILABLE")
+
+/**
+ * The remote host refused the connection's credentials (a missing or wrong bearer token).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const remoteUnauthorized = constructor("LSP_REMOTE_UNAUTHORIZED")
+
+/**
+ * The remote host runs another lsp-seam version or another configuration than the client expects.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const remoteIncompatible = constructor("LSP_REMOTE_INCOMPATIBLE")
 
 /**
  * True for any `LspError`, whichever copy of the class made it.

@@ -56,6 +56,12 @@ export type LspRange = typeof LspRange.Type
 /**
  * A query as callers send it. `filePath` is relative to `workspaceRoot` or absolute.
  *
+ * `symbol` (since 0.2.0) addresses the position by name: the provider looks for whole-identifier
+ * occurrences of it on `position.line` (see `LspIdentifiers`), preferring the one at or nearest
+ * `position.character` — callers that have no column pass 0, which means "the first occurrence on the
+ * line" — then on the nearest lines up to `LspIdentifiers.symbolWindow` (3) above and below, and queries
+ * there. The answer then carries `resolved`. Without `symbol` the position is used exactly as given.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -63,7 +69,8 @@ export const LspQueryRequest = Schema.Struct({
   operation: LspOperation,
   filePath: Schema.String,
   position: LspPosition,
-  workspaceRoot: Schema.String
+  workspaceRoot: Schema.String,
+  symbol: Schema.optional(Schema.NonEmptyString)
 })
 
 /**

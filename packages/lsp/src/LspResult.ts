@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { LspRange } from "./LspQuery.js"
+import { LspPosition, LspRange } from "./LspQuery.js"
 
 /**
  * A place in a document: a URI (usually `file:`) and a zero-based range.
@@ -42,15 +42,132 @@ export const LspHover = Schema.Struct({
 export type LspHover = typeof LspHover.Type
 
 /**
- * Present (and `true`) only when the server was still busy with its startup work (indexing, loading the
- * project) when the answer had to be given: the answer may be missing results. Absent otherwise.
+ * Present (and `true`) only when the answer may be missing results: the server was still busy with its
+ * startup work (indexing, loading the project) when the answer had to be given, or it answered a cross-file
+ * question without a project model. `incompleteReasons` says which. Absent otherwise.
  *
  * @since 0.1.0
  * @category models
  */
 export const Incomplete = Schema.Literal(true).annotations({
-  description: "The server had not finished starting up; the answer may be incomplete."
+  description: "The answer may be incomplete; incompleteReasons says why."
 })
+
+/**
+ * Why an answer may be incomplete: `readiness` — the server had not finished starting up; `no-project` —
+ * a cross-file answer computed without the server's project model (no `tsconfig.json`, no
+ * `compile_commands.json`, …).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const IncompleteReasonKind = Schema.Literal("readiness", "no-project")
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type IncompleteReasonKind = typeof IncompleteReasonKind.Type
+
+/**
+ * One reason an answer may be incomplete, with a one-line message for the model that includes the remedy.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const IncompleteReason = Schema.Struct({
+  reason: IncompleteReasonKind,
+  message: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type IncompleteReason = typeof IncompleteReason.Type
+
+/**
+ * The standard message of a `readiness` reason.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const readinessMessage =
+  "The language server was still starting up (indexing); this answer may be incomplete. Repeat the query in " +
+  "a few seconds for a complete answer."
+
+/**
+ * The `readiness` reason with its standard message (what `markIncomplete(result)` adds).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const readiness: IncompleteReason = { reason: "readiness", message: readinessMessage }
+
+/**
+ * What a request with `symbol` was resolved to: the zero-based `position` actually queried, the
+ * zero-based `requested` position, and how many whole-identifier occurrences of `symbol` the chosen line
+ * holds (more than one means the provider chose among them).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Resolved = Schema.Struct({
+  symbol: Schema.String,
+  position: LspPosition,
+  requested: LspPosition,
+  occurrences: Schema.Int.pipe(Schema.positive())
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Resolved = typeof Resolved.Type
+
+/**
+ * An identifier on a line: its name and the zero-based UTF-16 column where it starts.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspIdentifier = Schema.Struct({
+  name: Schema.String,
+  character: Schema.NonNegativeInt
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspIdentifier = typeof LspIdentifier.Type
+
+/**
+ * Set by providers only on an empty answer (no locations, or a null hover) whose position is not on an
+ * identifier: the zero-based position and every identifier on that line, in order.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const OffIdentifier = Schema.Struct({
+  line: Schema.NonNegativeInt,
+  character: Schema.NonNegativeInt,
+  identifiers: Schema.Array(LspIdentifier)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type OffIdentifier = typeof OffIdentifier.Type
+
+// Additive, optional facts any result may carry (since 0.2.0 except `incomplete`).
+const annotations = {
+  incomplete: Schema.optional(Incomplete),
+  incompleteReasons: Schema.optional(Schema.Array(IncompleteReason)),
+  resolved: Schema.optional(Resolved),
+  offIdentifier: Schema.optional(OffIdentifier)
+}
 
 /**
  * The answer to goToDefinition, findReferences or goToImplementation. `resolvedWorkspaceUri` is the
@@ -64,7 +181,7 @@ export const LspLocationsResult = Schema.Struct({
   kind: Schema.Literal("locations"),
   locations: Schema.Array(LspLocation),
   resolvedWorkspaceUri: Schema.String,
-  incomplete: Schema.optional(Incomplete)
+  ...annotations
 })
 
 /**
@@ -82,7 +199,7 @@ export type LspLocationsResult = typeof LspLocationsResult.Type
 export const LspHoverResult = Schema.Struct({
   kind: Schema.Literal("hover"),
   hover: Schema.NullOr(LspHover),
-  incomplete: Schema.optional(Incomplete)
+  ...annotations
 })
 
 /**
@@ -121,9 +238,60 @@ export const locations = (
 export const hover = (hover: LspHover | null): LspHoverResult => ({ kind: "hover", hover })
 
 /**
- * Marks a result as possibly incomplete (see `Incomplete`).
+ * Marks a result as possibly incomplete: sets `incomplete: true` and appends `reason` (default: the
+ * `readiness` reason) to `incompleteReasons`, unless a reason of the same kind is already there.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const markIncomplete = <A extends LspQueryResult>(result: A): A => ({ ...result, incomplete: true })
+export const markIncomplete = <A extends LspQueryResult>(result: A, reason: IncompleteReason = readiness): A => {
+  const reasons = result.incompleteReasons ?? []
+  return {
+    ...result,
+    incomplete: true,
+    incompleteReasons: reasons.some((r) => r.reason === reason.reason) ? reasons : [...reasons, reason]
+  }
+}
+
+/**
+ * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
+ * only says `incomplete: true` (as providers before 0.2.0 did); empty for a complete answer.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const incompleteReasonsOf = (result: LspQueryResult): ReadonlyArray<IncompleteReason> =>
+  result.incompleteReasons !== undefined && result.incompleteReasons.length > 0
+    ? result.incompleteReasons
+    : result.incomplete === true
+    ? [readiness]
+    : []
+
+/**
+ * Records what a request with `symbol` was resolved to.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const withResolved = <A extends LspQueryResult>(result: A, resolved: Resolved): A => ({ ...result, resolved })
+
+/**
+ * Records that an empty answer was asked at a position off any identifier (see `OffIdentifier`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const withOffIdentifier = <A extends LspQueryResult>(result: A, offIdentifier: OffIdentifier): A => ({
+  ...result,
+  offIdentifier
+})
+
+/**
+ * True for an answer with nothing in it: no locations, or a hover that is null or blank.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const isEmpty = (result: LspQueryResult): boolean =>
+  result.kind === "locations" ? result.locations.length === 0 : result.hover === null ||
+    result.hover.contents.trim() === ""

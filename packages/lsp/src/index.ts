@@ -14,6 +14,11 @@ export * as LspError from "./LspError.js"
 export * as LspExtension from "./LspExtension.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as LspIdentifiers from "./LspIdentifiers.js"
+
+/**
  * @since 0.1.0
  */
 export * as LspProvider from "./LspProvider.js"

@@ -46,7 +46,8 @@ const Parameters = Schema.Struct({
   operation: Schema.Unknown,
   file_path: Schema.Unknown,
   line: Schema.Unknown,
-  character: Schema.Unknown
+  character: Schema.Unknown,
+  symbol: Schema.optional(Schema.Unknown)
 }).annotations({ jsonSchema: LspToolInput.jsonSchema })
 
 /**

@@ -25,15 +25,18 @@ const show = (value: unknown): string =>
 
 /**
  * `{ card: "generic", kind: "search", title: "LSP <operation> <file_path>:<line>:<character>",
- * locations: [{ path: file_path, line }] }`. Arguments that are missing or not primitives show as `?`; the
- * location is left out unless `file_path` is a non-blank string and `line` a positive integer.
+ * locations: [{ path: file_path, line }] }`; a call that names a `symbol` instead of giving a `character` is
+ * titled `LSP <operation> <file_path>:<line> <symbol>`. Arguments that are missing or not primitives show as
+ * `?`; the location is left out unless `file_path` is a non-blank string and `line` a positive integer.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (args: unknown): LspToolCard => {
-  const { character, file_path, line, operation } = Predicate.isRecord(args) ? args : {}
-  const title = `LSP ${show(operation)} ${show(file_path)}:${show(line)}:${show(character)}`
+  const { character, file_path, line, operation, symbol } = Predicate.isRecord(args) ? args : {}
+  const title = character === undefined && symbol !== undefined
+    ? `LSP ${show(operation)} ${show(file_path)}:${show(line)} ${show(symbol)}`
+    : `LSP ${show(operation)} ${show(file_path)}:${show(line)}:${show(character)}`
   const locations = typeof file_path === "string" && file_path.trim() !== "" && typeof line === "number" &&
       Number.isInteger(line) && line >= 1
     ? [{ path: file_path, line }]

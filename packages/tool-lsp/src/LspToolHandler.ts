@@ -66,7 +66,7 @@ export const run = (
       onSome: Effect.succeed
     })
     const result = yield* budgetedQuery(LspToolInput.toQueryRequest(input, workspaceRoot), config.timeoutMs)
-    return LspToolOutput.make(result, LspToolRender.render(result, config))
+    return LspToolOutput.make(result, LspToolRender.render(result, config, input))
   }).pipe(
     // A span per call, without capturing a stack trace (Effect.fn captures one on every call, which costs
     // more than the rest of the span).

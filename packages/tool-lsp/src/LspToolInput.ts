@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { LspError, LspQuery } from "@lsp-seam/lsp"
+import { LspError, LspIdentifiers, LspQuery } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Predicate from "effect/Predicate"
@@ -28,7 +28,8 @@ export const name = "lsp"
  */
 export const description = "Precise, read-only code navigation through the project's language server: " +
   "goToDefinition, findReferences (always includes the declaration), goToImplementation, and hover (type " +
-  "and documentation). Point at a symbol with file_path and its one-based line and character. Locations " +
+  "and documentation). Point at a symbol with file_path and its one-based line and character, or name it " +
+  "with symbol near line. Locations " +
   "come back as path:line:character lines (one-based), grouped by file, relative to the workspace when " +
   "inside it."
 
@@ -76,7 +77,16 @@ export const Character = OneBased.annotations({
 })
 
 /**
- * The tool's input, exactly as the model sends it.
+ * @since 0.2.0
+ * @category schemas
+ */
+export const SymbolName = Schema.String.annotations({
+  description: `The identifier to query, searched on line, then up to ${LspIdentifiers.symbolWindow} lines away; ` +
+    "character is then optional."
+})
+
+/**
+ * The tool's input, exactly as the model sends it. `character` may be left out when `symbol` is given.
  *
  * @since 0.1.0
  * @category schemas
@@ -85,7 +95,8 @@ export const LspToolInput = Schema.Struct({
   operation: Operation,
   file_path: FilePath,
   line: Line,
-  character: Character
+  character: Schema.optional(Character),
+  symbol: Schema.optional(SymbolName)
 })
 
 /**
@@ -130,10 +141,14 @@ const isOperation = Schema.is(Operation)
 const isFilePath = Schema.is(FilePath)
 const isOneBased = Schema.is(OneBased)
 
+const characterFix =
+  "give the symbol's column as an integer counted from 1 in UTF-16 code units (the first character is 1)."
+
 /**
- * Validates raw arguments in a fixed order — `operation`, non-blank `file_path`, `line` integer ≥ 1,
- * `character` integer ≥ 1 — and fails with the first problem as `LSP_INVALID_ARGUMENTS`, its message
- * saying what to send instead. Properties other than the four are ignored.
+ * Validates raw arguments in a fixed order — `operation`, non-blank `file_path`, `line` integer ≥ 1, then
+ * `character` integer ≥ 1 (optional when `symbol` is given) and `symbol` one identifier — and fails with the
+ * first problem as `LSP_INVALID_ARGUMENTS`, its message saying what to send instead. Properties other than
+ * these five are ignored.
  *
  * @since 0.1.0
  * @category validation
@@ -141,12 +156,12 @@ const isOneBased = Schema.is(OneBased)
 export const validate = (input: unknown): Either.Either<LspToolInput, LspError.LspError> => {
   if (!Predicate.isRecord(input)) {
     return Either.left(LspError.invalidArguments(
-      `The lsp tool takes an object with "operation", "file_path", "line" and "character" (got ${
+      `The lsp tool takes an object with "operation", "file_path", "line", and "character" or "symbol" (got ${
         describeValue(input)
       }).`
     ))
   }
-  const { character, file_path, line, operation } = input
+  const { character, file_path, line, operation, symbol } = input
   if (!isOperation(operation)) {
     return Either.left(problem("operation", operation, `use one of ${operationNames}.`))
   }
@@ -164,16 +179,23 @@ export const validate = (input: unknown): Either.Either<LspToolInput, LspError.L
       problem("line", line, "give the symbol's line as an integer counted from 1 (the first line is 1).")
     )
   }
-  if (!isOneBased(character)) {
-    return Either.left(
-      problem(
-        "character",
-        character,
-        "give the symbol's column as an integer counted from 1 in UTF-16 code units (the first character is 1)."
-      )
-    )
+  const column = isOneBased(character) ? character : undefined
+  if (character !== undefined && column === undefined) return Either.left(problem("character", character, characterFix))
+  if (symbol === undefined) {
+    return column === undefined
+      ? Either.left(problem("character", character, `${characterFix} Or send "symbol", the identifier's name.`))
+      : Either.right({ operation, file_path, line, character: column })
   }
-  return Either.right({ operation, file_path, line, character })
+  if (typeof symbol !== "string") {
+    return Either.left(problem("symbol", symbol, "give the identifier's name as a string, e.g. \"parseConfig\"."))
+  }
+  return Either.map(
+    LspIdentifiers.checkSymbol(symbol),
+    (): LspToolInput =>
+      column === undefined
+        ? { operation, file_path, line, symbol }
+        : { operation, file_path, line, character: column, symbol }
+  )
 }
 
 /**
@@ -203,14 +225,15 @@ export const fromSeamPosition = (
 })
 
 /**
- * The seam request for validated input in a workspace.
+ * The seam request for validated input in a workspace. With `symbol` and no `character`, the seam position's
+ * character is 0: "the first occurrence on the line".
  *
  * @since 0.1.0
  * @category conversions
  */
-export const toQueryRequest = (input: LspToolInput, workspaceRoot: string): LspQuery.LspQueryRequest => ({
-  operation: input.operation,
-  filePath: input.file_path,
-  position: toSeamPosition(input),
-  workspaceRoot
-})
+export const toQueryRequest = (input: LspToolInput, workspaceRoot: string): LspQuery.LspQueryRequest => {
+  const position = toSeamPosition({ line: input.line, character: input.character ?? 1 })
+  return input.symbol === undefined
+    ? { operation: input.operation, filePath: input.file_path, position, workspaceRoot }
+    : { operation: input.operation, filePath: input.file_path, position, workspaceRoot, symbol: input.symbol }
+}

@@ -18,15 +18,16 @@ export interface LspPromptSection {
 }
 
 /**
- * The guidance text, verbatim.
+ * The guidance text: the reference's, plus one sentence for `symbol`.
  *
  * @since 0.1.0
  * @category constants
  */
 export const text = "Use search/read for ordinary navigation. Use lsp when textual matches are ambiguous or " +
   "before a change requires precise definitions, implementations, or references. Positions are one-based " +
-  "line and character (UTF-16) at the cursor; an off-symbol position may return no results. findReferences " +
-  "always includes the declaration."
+  "line and character (UTF-16) at the cursor; an off-symbol position may return no results. Or pass symbol, " +
+  "the identifier's name, with its line instead of counting columns. findReferences always includes the " +
+  "declaration."
 
 /**
  * The section: name `lsp`, order 112.

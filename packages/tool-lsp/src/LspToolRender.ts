@@ -1,14 +1,16 @@
 /**
  * The text the model reads. Locations become `path:line:character` lines (one-based, range start),
- * grouped by file in order of first appearance; hover becomes its contents. Two caps keep the text
+ * grouped by file in order of first appearance; hover becomes its contents. Before the answer come at most
+ * one line saying what a `symbol` was resolved to and one line per reason the answer may be incomplete; an
+ * empty answer off any identifier says so and lists the line's identifiers. Two caps keep the text
  * bounded: `maxLocations` lines, then `maxResultChars` characters for the whole text, notices included.
  * Rendering never changes the canonical result.
  *
  * @since 0.1.0
  */
-import type { LspResult } from "@lsp-seam/lsp"
+import { LspIdentifiers, LspResult } from "@lsp-seam/lsp"
 import * as UriPath from "./internal/uriPath.js"
-import { fromSeamPosition } from "./LspToolInput.js"
+import { fromSeamPosition, type LspToolInput } from "./LspToolInput.js"
 
 /**
  * The text for a navigation result without locations.
@@ -34,6 +36,15 @@ export interface RenderOptions {
   readonly maxLocations: number
   readonly maxResultChars: number
 }
+
+/**
+ * What the model asked, as far as rendering needs it: the path as the model gave it and whether it gave a
+ * column and a symbol.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RenderRequest = Pick<LspToolInput, "file_path" | "line" | "character" | "symbol">
 
 /**
  * How `uri` appears in a location line: relative to the workspace URI when inside it, absolute when outside,
@@ -134,15 +145,83 @@ export const truncate = (text: string, maxResultChars: number): string => {
 }
 
 /**
- * The model's text for a seam result: rendered, then capped as a whole.
+ * The line that names what `symbol` was resolved to, one-based: ``Resolved `add` to m.js:1:17.``, plus how
+ * many occurrences the line has when there were several. With `request`, the path is the `file_path` the
+ * model gave; without it, the position is given as a line and column.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const resolvedLine = (resolved: LspResult.Resolved, request?: RenderRequest): string => {
+  const { character, line } = fromSeamPosition(resolved.position)
+  const where = request === undefined
+    ? `line ${line}, column ${character}`
+    : `${request.file_path}:${line}:${character}`
+  const several = resolved.occurrences > 1
+    ? ` (${resolved.occurrences} occurrences on that line; character chooses among them)`
+    : ""
+  return `Resolved \`${resolved.symbol}\` to ${where}${several}.`
+}
+
+const moved = (resolved: LspResult.Resolved) =>
+  resolved.position.line !== resolved.requested.line || resolved.position.character !== resolved.requested.character
+
+/** The resolution line, when the answer is not plainly at the position the model gave. */
+const resolution = (result: LspResult.LspQueryResult, request?: RenderRequest): ReadonlyArray<string> => {
+  const resolved = result.resolved
+  if (resolved === undefined) {
+    // A provider that ignores `symbol` answered at column 1 of the line: say so rather than look resolved.
+    return request?.symbol === undefined ? [] : [
+      `Note: \`${request.symbol}\` was not resolved by the language server's provider; this answer is for ` +
+      `${request.file_path}:${request.line}:${request.character ?? 1} as given.`
+    ]
+  }
+  const noColumn = request !== undefined && request.character === undefined
+  return moved(resolved) || resolved.occurrences > 1 || noColumn ? [resolvedLine(resolved, request)] : []
+}
+
+/**
+ * One line per reason an answer may be incomplete: `Incomplete (<reason>): <message>` (a message's line
+ * breaks become spaces, so each reason stays one line).
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const incompleteLine = (reason: LspResult.IncompleteReason): string =>
+  `Incomplete (${reason.reason}): ${reason.message.trim().replace(/\s*[\r\n]+\s*/g, " ")}`
+
+/**
+ * The sentence after `No results.` / `No hover information.` when the position was off any identifier:
+ * `Line 3, column 5 is not on an identifier; identifiers on line 3: add (column 17), x (column 21).`
+ * (one-based, at most `LspIdentifiers.listLimit` identifiers).
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const offIdentifierSentence = (off: LspResult.OffIdentifier): string =>
+  `Line ${off.line + 1}, column ${off.character + 1} is not on an identifier; ${
+    LspIdentifiers.describeLine(off.line, off.identifiers)
+  }.`
+
+/**
+ * The model's text for a seam result: the resolution line and the incomplete-answer lines first (so a cap
+ * never cuts them off), then the answer; capped as a whole. `request` is the validated tool input, used to
+ * echo the model's own path and to tell whether it gave a column.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const render = (result: LspResult.LspQueryResult, options: RenderOptions): string => {
-  const body = result.kind === "locations" ? renderLocations(result, options.maxLocations) : renderHover(result)
-  // First, so that a cap never cuts it off.
-  return truncate(result.incomplete === true ? `${incompleteNote}\n${body}` : body, options.maxResultChars)
+export const render = (
+  result: LspResult.LspQueryResult,
+  options: RenderOptions,
+  request?: RenderRequest
+): string => {
+  const answer = result.kind === "locations" ? renderLocations(result, options.maxLocations) : renderHover(result)
+  const body = result.offIdentifier !== undefined && LspResult.isEmpty(result)
+    ? `${answer} ${offIdentifierSentence(result.offIdentifier)}`
+    : answer
+  const header = [...resolution(result, request), ...LspResult.incompleteReasonsOf(result).map(incompleteLine)]
+  return truncate(header.length === 0 ? body : `${header.join("\n")}\n${body}`, options.maxResultChars)
 }
 
 /**
@@ -151,6 +230,4 @@ export const render = (result: LspResult.LspQueryResult, options: RenderOptions)
  * @since 0.1.0
  * @category rendering
  */
-export const incompleteNote =
-  "Note: the language server was still starting up (indexing); this answer may be incomplete. " +
-  "Repeat the query in a few seconds for a complete answer."
+export const incompleteNote = incompleteLine(LspResult.readiness)

@@ -21,6 +21,19 @@ describe("LspToolCard", () => {
     )
   })
 
+  it("titles a call by symbol with the name when it gives no character", () => {
+    assert.deepStrictEqual(LspToolCard.make({ operation: "hover", file_path: "m.js", line: 3, symbol: "add" }), {
+      card: "generic",
+      kind: "search",
+      title: "LSP hover m.js:3 add",
+      locations: [{ path: "m.js", line: 3 }]
+    })
+    assert.strictEqual(
+      LspToolCard.make({ operation: "hover", file_path: "m.js", line: 3, character: 5, symbol: "add" }).title,
+      "LSP hover m.js:3:5"
+    )
+  })
+
   it("draws invalid or missing arguments without throwing and without a location", () => {
     assert.deepStrictEqual(LspToolCard.make({ operation: "hover", file_path: "a.ts", line: 0, character: 2 }), {
       card: "generic",

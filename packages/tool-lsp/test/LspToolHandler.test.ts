@@ -37,6 +37,32 @@ describe("LspToolHandler.run", () => {
       }])
     }).pipe(Effect.provide(LspSession.layer("/work/repo")), Effect.provide(LspService.layer)))
 
+  it.scoped("passes symbol to the seam, with character 0 when the model gave none, and echoes the resolution", () =>
+    Effect.gen(function*() {
+      const resolved = {
+        symbol: "add",
+        position: { line: 2, character: 6 },
+        requested: { line: 2, character: 0 },
+        occurrences: 1
+      }
+      const provider = yield* fake([Testing.succeed(LspResult.withResolved(locations, resolved))])
+      const output = yield* LspToolHandler.run({
+        operation: "findReferences",
+        file_path: "src/a.ts",
+        line: 3,
+        symbol: "add"
+      })
+      assert.strictEqual(output.text, "Resolved `add` to src/a.ts:3:7.\nsrc/a.ts:3:7\nsrc/b.ts:1:1")
+      assert.deepStrictEqual(yield* provider.queries, [{
+        operation: "findReferences",
+        filePath: "src/a.ts",
+        position: { line: 2, character: 0 },
+        workspaceRoot: "/w",
+        symbol: "add",
+        languageId: "typescript"
+      }])
+    }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
+
   it.scoped("keeps the full result while capping the text", () =>
     Effect.gen(function*() {
       yield* fake([Testing.succeed(locations)])

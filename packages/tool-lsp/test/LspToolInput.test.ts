@@ -56,7 +56,7 @@ describe("LspToolInput.validate", () => {
       assertRejected(
         input,
         undefined,
-        `The lsp tool takes an object with "operation", "file_path", "line" and "character" (got ${got}).`
+        `The lsp tool takes an object with "operation", "file_path", "line", and "character" or "symbol" (got ${got}).`
       )
     }
   })
@@ -100,7 +100,11 @@ describe("LspToolInput.validate", () => {
   })
 
   it("rejects a character that is missing, not an integer, or below 1", () => {
-    assertRejected({ ...valid, character: undefined }, "character", `Missing "character": ${characterFix}`)
+    assertRejected(
+      { ...valid, character: undefined },
+      "character",
+      `Missing "character": ${characterFix} Or send "symbol", the identifier's name.`
+    )
     assertRejected({ ...valid, character: 0 }, "character", `Invalid "character" (got 0): ${characterFix}`)
     assertRejected({ ...valid, character: 2.5 }, "character", `Invalid "character" (got 2.5): ${characterFix}`)
     assertRejected({ ...valid, character: true }, "character", `Invalid "character" (got true): ${characterFix}`)
@@ -120,6 +124,63 @@ describe("LspToolInput.validate", () => {
   it("shortens long strings it quotes back", () => {
     const error = failure({ ...valid, operation: "x".repeat(1000) })
     assert.strictEqual(error.message, `Invalid "operation" (got "${"x".repeat(40)}"… (a string)): ${operationFix}`)
+  })
+})
+
+describe("LspToolInput.validate with symbol", () => {
+  const named = { operation: "hover", file_path: "m.js", line: 1, symbol: "add" } as const
+
+  it("makes character optional", () => {
+    assert.deepStrictEqual(LspToolInput.validate(named), Either.right(named))
+    assert.deepStrictEqual(LspToolInput.validate({ ...named, character: 4 }), Either.right({ ...named, character: 4 }))
+  })
+
+  it("still checks a character that is given, before the symbol", () => {
+    assertRejected(
+      { ...named, character: 0, symbol: "a b" },
+      "character",
+      `Invalid "character" (got 0): ${characterFix}`
+    )
+  })
+
+  it("rejects a symbol that is not a string or not one identifier", () => {
+    assertRejected(
+      { ...named, symbol: 3 },
+      "symbol",
+      "Invalid \"symbol\" (got 3): give the identifier's name as a string, e.g. \"parseConfig\"."
+    )
+    assertRejected(
+      { ...named, symbol: "this.add" },
+      "symbol",
+      "Invalid \"symbol\" (got \"this.add\"): give one identifier, not an expression; it contains this, add: " +
+        "send the one to query, e.g. \"add\"."
+    )
+    assert.strictEqual(failure({ ...named, symbol: "" }).detail?.argument, "symbol")
+    assert.strictEqual(failure({ ...named, symbol: "42" }).detail?.argument, "symbol")
+  })
+
+  it("keeps the order operation, file_path, line, then character/symbol", () => {
+    const allBad = { operation: "x", file_path: "", line: 0, symbol: "a.b" }
+    assert.strictEqual(failure(allBad).detail?.argument, "operation")
+    assert.strictEqual(failure({ ...allBad, operation: "hover", file_path: "a.ts" }).detail?.argument, "line")
+    assert.strictEqual(
+      failure({ ...allBad, operation: "hover", file_path: "a.ts", line: 1 }).detail?.argument,
+      "symbol"
+    )
+  })
+
+  it("passes symbol to the seam with character - 1, or 0 without a character", () => {
+    assert.deepStrictEqual(LspToolInput.toQueryRequest(named, "/w"), {
+      operation: "hover",
+      filePath: "m.js",
+      position: { line: 0, character: 0 },
+      workspaceRoot: "/w",
+      symbol: "add"
+    })
+    assert.deepStrictEqual(LspToolInput.toQueryRequest({ ...named, line: 4, character: 9 }, "/w").position, {
+      line: 3,
+      character: 8
+    })
   })
 })
 
@@ -153,7 +214,7 @@ describe("LspToolInput.jsonSchema", () => {
   it("is the closed, described object the model sees", () => {
     assert.deepStrictEqual(LspToolInput.jsonSchema, {
       type: "object",
-      required: ["operation", "file_path", "line", "character"],
+      required: ["operation", "file_path", "line"],
       properties: {
         operation: {
           type: "string",
@@ -177,6 +238,10 @@ describe("LspToolInput.jsonSchema", () => {
           description:
             "One-based column of the symbol within its line, in UTF-16 code units (the first character is 1).",
           minimum: 1
+        },
+        symbol: {
+          type: "string",
+          description: "The identifier to query, searched on line, then up to 3 lines away; character is then optional."
         }
       },
       additionalProperties: false

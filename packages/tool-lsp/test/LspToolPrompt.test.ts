@@ -8,8 +8,9 @@ describe("LspToolPrompt", () => {
       order: 112,
       text: "Use search/read for ordinary navigation. Use lsp when textual matches are ambiguous or before a " +
         "change requires precise definitions, implementations, or references. Positions are one-based line and " +
-        "character (UTF-16) at the cursor; an off-symbol position may return no results. findReferences always " +
-        "includes the declaration."
+        "character (UTF-16) at the cursor; an off-symbol position may return no results. Or pass symbol, the " +
+        "identifier's name, with its line instead of counting columns. findReferences always includes the " +
+        "declaration."
     })
   })
 })

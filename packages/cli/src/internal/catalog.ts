@@ -245,11 +245,18 @@ const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
   LSP_SERVER_ERROR: "The server answered the request with a JSON-RPC error.",
   LSP_PROTOCOL_ERROR: "The server broke the wire protocol (framing, JSON, position encoding).",
   LSP_TRANSPORT_FAILED: "Writing to or reading from the server failed.",
+  LSP_REMOTE_UNAVAILABLE: "The remote lsp-seam host cannot be reached, or the connection dropped before it answered.",
+  LSP_REMOTE_UNAUTHORIZED: "The remote lsp-seam host refused the bearer token (missing or wrong).",
+  LSP_REMOTE_INCOMPATIBLE: "The remote lsp-seam host runs another version or configuration than this client.",
   LSP_CRASH_LOOP: "The server crashed too often recently; restarts are paused for a while.",
   LSP_INVALID_CONFIG: "The configuration (file, server settings or tool limits) is invalid.",
   LSP_EXECUTABLE_NOT_FOUND: "A server's command does not resolve to an executable file.",
   LSP_TIMEOUT: "The call's time budget (`timeoutMs`) ran out; the query was cancelled.",
-  LSP_INVALID_ARGUMENTS: "The tool's arguments are invalid (the message names the argument and the fix)."
+  LSP_INVALID_ARGUMENTS: "The tool's arguments are invalid (the message names the argument and the fix).",
+  LSP_POSITION_OUT_OF_RANGE:
+    "The line is past the end of the file, or the column past the end of its line (the message gives the sizes).",
+  LSP_SYMBOL_NOT_FOUND:
+    "`symbol` does not occur on the line or within 3 lines of it (the message lists the line's identifiers)."
 }
 
 const limitMeanings: Readonly<Record<keyof LspToolConfig.LspToolConfig, string>> = {

@@ -2,7 +2,7 @@
  * The text `lsp-seam doctor` prints: one block per configured server (with its probe query), the host's
  * status view, the presets that are not installed, then a summary line.
  */
-import type { LspStdio, StdioHost } from "@lsp-seam/lsp-stdio"
+import type { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import * as Option from "effect/Option"
 import type * as LspConfigFile from "../LspConfigFile.js"
 import type * as DoctorProbe from "./doctorProbe.js"
@@ -70,7 +70,7 @@ const megabytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(
 
 const duration = (ms: number): string => ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`
 
-const statusLine = (status: StdioHost.ServerStatus): string => {
+const statusLine = (status: StdioStatus.ServerStatus): string => {
   const line = `  ${status.providerId}: pid ${status.pid ?? "-"}, ${status.state}, up ${duration(status.uptimeMs)}, ` +
     `queries served ${status.queriesServed}, restarts ${status.restarts}, ` +
     `RSS ${status.rssBytes === null ? "unknown" : megabytes(status.rssBytes)}, workspace ${status.workspace}, `

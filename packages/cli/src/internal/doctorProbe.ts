@@ -7,7 +7,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { LspError, LspExtension, LspService } from "@lsp-seam/lsp"
 import type { StdioConfig } from "@lsp-seam/lsp-stdio"
-import { StdioHost } from "@lsp-seam/lsp-stdio"
+import { StdioStatus } from "@lsp-seam/lsp-stdio"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -154,7 +154,7 @@ export type Inspection =
   | {
     readonly _tag: "Ran"
     readonly probes: ReadonlyMap<string, ProbeOutcome>
-    readonly status: ReadonlyArray<StdioHost.ServerStatus>
+    readonly status: ReadonlyArray<StdioStatus.ServerStatus>
   }
   | { readonly _tag: "HostFailed"; readonly error: LspError.LspError }
 
@@ -171,7 +171,7 @@ export interface InspectOptions {
 export const inspect = <R>(
   workspace: string,
   targets: ReadonlyArray<Target>,
-  host: Layer.Layer<StdioHost.StdioHost | LspService.LspService, LspError.LspError, R>,
+  host: Layer.Layer<StdioStatus.StdioStatus | LspService.LspService, LspError.LspError, R>,
   options: InspectOptions = {}
 ): Effect.Effect<Inspection, never, R | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
@@ -187,7 +187,7 @@ export const inspect = <R>(
             : yield* probe(workspace, target.providerId, file, options.timeout)
         )
       }
-      const status = yield* Effect.flatMap(StdioHost.StdioHost, (view) => view.status)
+      const status = yield* Effect.flatMap(StdioStatus.StdioStatus, (view) => view.status)
       return { _tag: "Ran", probes, status } satisfies Inspection
     }).pipe(
       Effect.provide(host),

@@ -39,3 +39,10 @@ export const acceptsChanges = (sync: unknown): boolean => {
   const kind = isRecord(sync) && "change" in sync ? sync.change : sync
   return kind === 1 || kind === 2
 }
+
+/**
+ * Operations whose answer spans files: computed without the server's project model, they may miss what other
+ * files hold (see `projectModel.ts`).
+ */
+export const isCrossFile = (operation: LspQuery.LspOperation): boolean =>
+  operation === "findReferences" || operation === "goToImplementation"

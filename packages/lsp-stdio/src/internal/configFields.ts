@@ -85,6 +85,14 @@ export const ExtensionMap = Schema.Record({ key: ExtensionKey, value: NonBlankSt
     "leading dot when missing; each must be a single extension."
 })
 
+const FileName = Schema.String.pipe(
+  Schema.filter((s) => /^[^/\\\0]+$/.test(s) && s !== "." && s !== ".." || "must be a plain file name", {
+    jsonSchema: { pattern: "^[^/\\\\\\u0000]+$" }
+  })
+).annotations({ title: "a file name (no separator or NUL, not \".\" or \"..\")" })
+
+export const FileNames = Schema.Array(FileName).annotations({ title: "an array of file names" })
+
 export const Args = Schema.Array(NoNulString).annotations({ title: "an array of strings" })
 
 export const Env = Schema.Record({ key: EnvName, value: NoNulString }).annotations({

@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { StdioConfig } from "../StdioConfig.js"
-import type { StdioHostShape } from "../StdioHost.js"
+import type { StdioStatusShape } from "../StdioStatus.js"
 import { pathVariable, scrubEnvironment } from "./environment.js"
 import { resolveExecutable } from "./executable.js"
 import { Files, type FileServices } from "./fileAccess.js"
@@ -44,7 +44,7 @@ export const makeProviders = (
   world: ProcessWorld,
   options: { readonly maxServers: number }
 ): Effect.Effect<
-  { readonly providers: ReadonlyArray<LspProvider.LspProvider>; readonly host: StdioHostShape },
+  { readonly providers: ReadonlyArray<LspProvider.LspProvider>; readonly host: StdioStatusShape },
   never,
   Scope.Scope | Platform
 > =>

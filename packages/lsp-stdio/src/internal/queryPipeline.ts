@@ -4,33 +4,37 @@
  * 1. resolve the workspace (workspace.ts) and name the server: provider + workspace (serverKey.ts);
  * 2. take that server's FIFO permit (permits.ts);
  * 3. locate the source, and read it unless a live server holds it unchanged (source.ts, retainedDocuments.ts);
+ *    check the position against its lines, or resolve `symbol` near it (LspIdentifiers, in the seam);
  * 4. lease the server, starting it if needed (servers.ts, pool.ts, serverInstance.ts);
  * 5. check the server supports the operation (capabilities.ts);
  * 6. make the document current: keep it in step with the disk, or open it for this query
  *    (retainedDocuments.ts);
  * 7. wait, within the caller's deadline, for a fresh server to settle (readiness.ts);
- * 8. send the request and normalise the answer (capabilities.ts, normalize.ts);
+ * 8. send the request and normalise the answer (capabilities.ts, normalize.ts), then say what was resolved
+ *    and, for an empty answer off any identifier, which identifiers the line has (LspIdentifiers); flag a
+ *    cross-file answer about a file no project marker governs (projectModel.ts);
  * 9. clean up: close a transiently opened document, end the lease, pass the permit on.
  *
  * A transport failure in steps 4–8 is retried once on a fresh server (failures.ts).
  */
-import { type LspError, LspError as Errors, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import { type LspError, LspError as Errors, LspIdentifiers, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
-import { advertised, capabilityOf, methodOf, opensTransiently, requestParams } from "./capabilities.js"
+import { advertised, capabilityOf, isCrossFile, methodOf, opensTransiently, requestParams } from "./capabilities.js"
 import { isTransportFailure } from "./failures.js"
 import type { FileServices } from "./fileAccess.js"
 import { normalizeHover, normalizeLocations } from "./normalize.js"
 import type * as Permits from "./permits.js"
 import type * as Pool from "./pool.js"
+import * as ProjectModel from "./projectModel.js"
 import * as Readiness from "./readiness.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
 import type * as ServerInstance from "./serverInstance.js"
 import * as ServerKey from "./serverKey.js"
 import type { Servers } from "./servers.js"
-import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
+import { linesOf, locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
 import { resolveWorkspaceWith, type Workspace } from "./workspace.js"
 
 export interface Dependencies {
@@ -186,18 +190,24 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       )
     })
 
-  /** Step 3: the source located, and read unless a live server holds it unchanged (retained documents). */
+  /**
+   * Step 3: the source located, and read unless a live server holds it unchanged (retained documents); its
+   * lines either way, for the position checks.
+   */
   const locateAndRead = (spec: ServerInstance.ServerSpec, key: ServerKey.ServerKey, filePath: string) =>
     Effect.gen(function*() {
       const maxBytes = spec.config.maxDocumentBytes
       const location = yield* locateSourceWith(services, key.workspace, filePath, maxBytes)
       const running = spec.config.documentSync === "retained" ? servers.peek(key) : undefined
       // Should that server die before the lease, the text is read after its successor has started.
-      const heldUnchanged = running !== undefined && (yield* running.isAlive) &&
-        (yield* RetainedDocuments.holdsUnchanged(running.retained, location)) &&
-        (yield* services.files.readable(location.path))
-      const source = heldUnchanged ? undefined : yield* readLocatedWith(services, location, maxBytes)
-      return { location, source }
+      const held = running !== undefined && (yield* running.isAlive)
+        ? yield* RetainedDocuments.heldLines(running.retained, location)
+        : undefined
+      if (held !== undefined && (yield* services.files.readable(location.path))) {
+        return { location, source: undefined, lines: held }
+      }
+      const source = yield* readLocatedWith(services, location, maxBytes)
+      return { location, source, lines: linesOf(source) }
     })
 
   /** The whole query for the provider of `spec`. */
@@ -215,14 +225,24 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
           const held: Held = { release: undefined, document: undefined }
           const exit = yield* Effect.exit(restore(Effect.gen(function*() {
             // Read when this query's turn comes, and before any server is started.
-            const { location, source } = yield* locateAndRead(spec, key, query.filePath)
-            const once = attempt(spec, key, query, location, source, held)
+            const { lines, location, source } = yield* locateAndRead(spec, key, query.filePath)
+            // An impossible position or a symbol not there is an answer for the caller, not for a server.
+            const located = yield* LspIdentifiers.locate(lines, query.position, query.symbol)
+            const at = { ...query, position: located.position }
+            const once = attempt(spec, key, at, location, source, held)
             // A retry leases afresh: the failed attempt's lease ends first.
-            return yield* Effect.catchIf(
+            const result = yield* Effect.catchIf(
               once,
               isTransportFailure,
               () => Effect.zipRight(Effect.sync(() => releaseLease(held)), once)
             )
+            const annotated = LspIdentifiers.annotate(result, lines, located)
+            const markers = spec.config.projectMarkers
+            const partial = isCrossFile(query.operation) && markers.length > 0 &&
+              !(yield* ProjectModel.isGoverned(services, key.workspace, location.path, markers))
+            return partial
+              ? LspResult.markIncomplete(annotated, ProjectModel.noProject(spec.providerId, markers))
+              : annotated
           })))
           const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
           // The lease ends after the document is closed, so an idle timeout cannot race the close.

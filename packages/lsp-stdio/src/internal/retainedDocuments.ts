@@ -12,7 +12,7 @@ import * as NodeCrypto from "node:crypto"
 import type * as JsonRpc from "../JsonRpc.js"
 import { acceptsChanges } from "./capabilities.js"
 import type { FileServices } from "./fileAccess.js"
-import { readSourceWith, type Source, type SourceLocation } from "./source.js"
+import { linesOf, readSourceWith, type Source, type SourceLocation } from "./source.js"
 import type { Workspace } from "./workspace.js"
 
 /** What the disk looked like: size, modification and status change times, inode (0 when unknown). */
@@ -32,6 +32,11 @@ export interface RetainedDocument extends DiskState {
   readonly hash: string
   /** When the text was read (the Effect Clock): how far after its last modification. */
   readonly readAt: number
+  /**
+   * The text's lines, as the server holds them: a query on a held file checks its position and resolves
+   * its symbol against them without reading the file.
+   */
+  readonly lines: ReadonlyArray<string>
 }
 
 /** Documents an instance holds open, least recently queried first. */
@@ -57,13 +62,17 @@ const unchangedOnDisk = (document: RetainedDocument, disk: DiskState) =>
   disk.ctimeMs === document.ctimeMs && disk.ino === document.ino &&
   document.readAt - Math.max(document.mtimeMs, document.ctimeMs) >= RACY_MS
 
-/** What the disk looked like when `source` was read: its open file's own stat, never a later one. */
+/**
+ * What the disk looked like when `source` was read (its open file's own stat, never a later one), and the
+ * lines of the text read.
+ */
 const readState = (source: Source) => ({
   size: source.bytes,
   mtimeMs: source.mtimeMs,
   ctimeMs: source.ctimeMs,
   ino: source.ino,
-  readAt: source.readAt
+  readAt: source.readAt,
+  lines: linesOf(source)
 })
 
 const hashOf = (text: string) => NodeCrypto.createHash("sha256").update(text).digest("base64")
@@ -153,9 +162,16 @@ const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
  * a query on it needs no read at all.
  */
 export const holdsUnchanged = (set: RetainedSet, location: SourceLocation): Effect.Effect<boolean> =>
+  Effect.map(heldLines(set, location), (lines) => lines !== undefined)
+
+/** The lines of the located file when the set holds it as the disk has it now (see `holdsUnchanged`). */
+export const heldLines = (
+  set: RetainedSet,
+  location: SourceLocation
+): Effect.Effect<ReadonlyArray<string> | undefined> =>
   Effect.map(Ref.get(set), (documents) => {
     const held = documents.get(location.uri)
-    return held !== undefined && unchangedOnDisk(held, location)
+    return held !== undefined && unchangedOnDisk(held, location) ? held.lines : undefined
   })
 
 /**

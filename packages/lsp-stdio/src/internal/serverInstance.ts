@@ -15,11 +15,11 @@ import type * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
-import * as StderrTail from "./stderrTail.js"
 import type { ServerConfig } from "../StdioConfig.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as Readiness from "./readiness.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
+import * as StderrTail from "./stderrTail.js"
 import type { Workspace } from "./workspace.js"
 
 /** A configured server after validation: its provider id, resolved executable and child environment. */

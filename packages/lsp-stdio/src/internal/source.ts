@@ -5,7 +5,7 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
-import { LspError } from "@lsp-seam/lsp"
+import { LspError, LspIdentifiers } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -30,6 +30,21 @@ export interface Source {
   readonly ino: number
   /** The Effect Clock's time just before the file was opened. */
   readonly readAt: number
+}
+
+const linesMemo = new WeakMap<Source, ReadonlyArray<string>>()
+
+/**
+ * The source's lines (LSP line terminators), split once per source however many steps of a query ask: the
+ * position checks, symbol resolution and retained documents all need them.
+ */
+export const linesOf = (source: Source): ReadonlyArray<string> => {
+  let lines = linesMemo.get(source)
+  if (lines === undefined) {
+    lines = LspIdentifiers.splitLines(source.text)
+    linesMemo.set(source, lines)
+  }
+  return lines
 }
 
 /** Only this much of a file is searched for NUL bytes when deciding whether it is binary. */

@@ -17,7 +17,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import * as LspStdio from "../../src/LspStdio.js"
-import { StdioHost } from "../../src/StdioHost.js"
+import { StdioStatus } from "../../src/StdioStatus.js"
 import * as Servers from "./servers.js"
 import {
   type Answer,
@@ -69,7 +69,7 @@ const elapsed = <A, E, R>(self: Effect.Effect<A, E, R>) =>
 
 /** Samples the resident memory of every server of the host, keeping the largest sum seen. */
 const sampleMemory = (peak: { bytes: number }) =>
-  Effect.flatMap(StdioHost, (host) =>
+  Effect.flatMap(StdioStatus, (host) =>
     host.status.pipe(
       Effect.tap((servers) =>
         Effect.sync(() => {

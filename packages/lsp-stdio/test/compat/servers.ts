@@ -51,7 +51,8 @@ const typescriptServer = {
     tsserver: { useSyntaxServer: "never" },
     disableAutomaticTypingAcquisition: true,
     preferences: { includePackageJsonAutoImports: "off" }
-  }
+  },
+  projectMarkers: ["tsconfig.json", "jsconfig.json"]
 }
 
 export const typescript: Suite = {
@@ -178,7 +179,12 @@ export const clangd: Suite = {
   },
   servers: {
     // As the CLI preset: clangd starts its background index (with progress) only after the first didOpen.
-    cpp: { command: "clangd", extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" }, readiness: { quietMs: 500 } }
+    cpp: {
+      command: "clangd",
+      extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" },
+      readiness: { quietMs: 500 },
+      projectMarkers: ["compile_commands.json", "compile_flags.txt"]
+    }
   },
   requires: ["clangd"],
   from: { debian: "clangd" }
@@ -190,7 +196,12 @@ export const gopls: Suite = {
   copyFixture: false,
   servers: {
     // Never download modules or toolchains.
-    go: { command: "gopls", extensionToLanguage: { ".go": "go" }, env: { GOPROXY: "off", GOTOOLCHAIN: "local" } }
+    go: {
+      command: "gopls",
+      extensionToLanguage: { ".go": "go" },
+      env: { GOPROXY: "off", GOTOOLCHAIN: "local" },
+      projectMarkers: ["go.mod", "go.work"]
+    }
   },
   requires: ["gopls", "go"],
   from: { debian: "gopls" }

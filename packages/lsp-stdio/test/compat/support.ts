@@ -13,7 +13,7 @@ import * as NodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as LspStdio from "../../src/LspStdio.js"
 import type * as StdioConfig from "../../src/StdioConfig.js"
-import type * as StdioHost from "../../src/StdioHost.js"
+import type * as StdioStatus from "../../src/StdioStatus.js"
 import type { Suite } from "./servers.js"
 
 export const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url))
@@ -134,7 +134,7 @@ export const withDocumentSync = (suite: Suite, mode: StdioConfig.DocumentSync): 
 export const hostLayer = (
   suite: Suite,
   mode: StdioConfig.DocumentSync = documentSync
-): Layer.Layer<LspService.LspService | StdioHost.StdioHost, LspError.LspError> =>
+): Layer.Layer<LspService.LspService | StdioStatus.StdioStatus, LspError.LspError> =>
   LspStdio.layer({ servers: withDocumentSync(suite, mode) }).pipe(
     Layer.provideMerge(LspService.layer),
     Layer.provide(NodeContext.layer)

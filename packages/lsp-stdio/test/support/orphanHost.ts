@@ -7,7 +7,7 @@ import { NodeContext } from "@effect/platform-node"
 import { LspService } from "@lsp-seam/lsp"
 import { Effect, Layer } from "effect"
 import * as LspStdio from "../../src/LspStdio.js"
-import * as StdioHost from "../../src/StdioHost.js"
+import * as StdioStatus from "../../src/StdioStatus.js"
 
 const config: unknown = JSON.parse(process.argv[2] ?? "{}")
 const queries: ReadonlyArray<{ readonly workspaceRoot: string; readonly filePath: string }> = JSON.parse(
@@ -18,7 +18,7 @@ const program = Effect.gen(function*() {
   for (const q of queries) {
     yield* LspService.query({ operation: "hover", position: { line: 0, character: 0 }, ...q })
   }
-  const host = yield* StdioHost.StdioHost
+  const host = yield* StdioStatus.StdioStatus
   const pids = (yield* host.status).map((s) => s.pid)
   process.stdout.write(`ready ${JSON.stringify(pids)}\n`)
   return yield* Effect.never
