@@ -2,30 +2,31 @@
  * A JSON-RPC 2.0 client connection to a language server over a byte transport.
  *
  * One reader fiber decodes and dispatches what the server sends; one writer fiber streams every outgoing
- * frame, in order, from a queue into the transport's sink (which stays open between messages until
- * `closeOutput`). Both live in the connection's scope. Any fatal fault — the input ending or failing, a framing or protocol violation, a
- * failed write — fails every pending request with the same coded reason, and every later call fails with
- * it immediately.
+ * frame, in order, from an outbox into the transport's sink (which stays open between messages until
+ * `closeOutput`). Both live in the connection's scope. Any fatal fault — the input ending or failing, a
+ * framing or JSON error, a failed write — fails every pending request with the same coded reason, and
+ * every later call fails with it immediately. A valid JSON value that is not a valid JSON-RPC message is
+ * logged, counted and skipped (failing the request it answers, if it names one).
  *
  * @since 0.1.0
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
-import * as Clock from "effect/Clock"
+import type * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as Framing from "./Framing.js"
 import * as Answers from "./internal/jsonRpcAnswers.js"
+import * as Cancellation from "./internal/jsonRpcCancellation.js"
 import * as Message from "./internal/jsonRpcMessage.js"
+import * as Outbox from "./internal/outbox.js"
 
 /**
  * Raw bytes both ways; the connection does the framing.
@@ -83,7 +84,9 @@ export interface Connection {
   /**
    * Sends a request (ids are integers from 1) and waits for its response: `None` when the response has no
    * `result` member, `Some(null)` for `result: null`. An error response fails with `LSP_SERVER_ERROR`
-   * (`detail`: `method`, `code`, `message` and `data` if any) and leaves the connection usable.
+   * (`detail`: `method`, `code`, `message` and `data` if any; a missing code reads -32603, a missing
+   * message "(no message)"), an invalid message carrying the request's id with `LSP_MALFORMED_RESPONSE`;
+   * both leave the connection usable.
    *
    * Interrupting the caller sends `$/cancelRequest` at once and releases the caller at once; whether the
    * server then settles the request within the grace is reported by `awaitCancelled`.
@@ -104,8 +107,9 @@ export interface Connection {
    */
   readonly closeOutput: Effect.Effect<void>
   /**
-   * Waits until every request interrupted so far has settled or passed its grace. `true` if all settled in
-   * time; `false` once any has expired (and stays `false`: that server ignores cancellation).
+   * Waits until no interrupted request is within its grace any more (each has settled or expired). `true`
+   * if all settled in time; `false` once any has expired (and stays `false`: that server ignores
+   * cancellation).
    */
   readonly awaitCancelled: Effect.Effect<boolean>
   /** Makes the connection fatal with `error` (e.g. when the process exits). The first reason wins. */
@@ -114,18 +118,13 @@ export interface Connection {
   readonly failure: Effect.Effect<LspError.LspError>
   /** False once the connection has failed or been closed. */
   readonly isOpen: Effect.Effect<boolean>
+  /**
+   * How many frames so far held valid JSON that was not a valid JSON-RPC message (each was logged as a
+   * warning): skipped, failing the request it answered, or an error response whose code or message had
+   * to be filled in. Optional so that hand-made connections need not provide it.
+   */
+  readonly malformedFrames?: Effect.Effect<number>
 }
-
-interface Outgoing {
-  readonly frame: Uint8Array
-  /** Completed when the frame has been written (or failed when it never will be). */
-  readonly written?: Deferred.Deferred<void, LspError.LspError>
-}
-
-/** Queued after the last frame by `closeOutput`. */
-const endOfOutput = { end: true } as const
-
-type Queued = Outgoing | typeof endOfOutput
 
 interface Pending {
   readonly method: string
@@ -145,14 +144,6 @@ const unexpected = (cause: Cause.Cause<LspError.LspError>): LspError.LspError =>
       })
   )
 
-const serverError = (method: string, error: Message.ResponseError): LspError.LspError =>
-  LspError.serverError(
-    `The language server failed the "${method}" request (JSON-RPC error ${error.code}): ${error.message}`,
-    error.data === undefined
-      ? { method, code: error.code, message: error.message }
-      : { method, code: error.code, message: error.message, data: error.data }
-  )
-
 /**
  * Opens a connection over `transport`. Closing the scope stops both fibers and fails whatever is pending
  * with `LSP_DISPOSED`.
@@ -165,106 +156,39 @@ export const make = (
   options: ConnectionOptions
 ): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const scope = yield* Effect.scope
-    // Frames waiting for the writer, and the writer's wake-up when it waits for one.
-    const outbox: Array<Queued> = []
-    let wakeWriter: Deferred.Deferred<void> | undefined = undefined
+    const outbox = yield* Outbox.make
     const outputDone = yield* Deferred.make<void>()
     const closed = yield* Deferred.make<LspError.LspError>()
-    const graceMillis = Duration.toMillis(Duration.decode(options.cancelGrace))
     const configuration = options.configuration ?? null
     const onNotification = options.onNotification ?? (() => Effect.void)
     const onCancelExpired = options.onCancelExpired ?? (() => Effect.void)
 
     // Mutable state, only ever touched inside synchronous steps, so each check-and-update is atomic.
     const pending = new Map<number, Pending>()
-    const cancellations = new Set<Deferred.Deferred<void>>()
     let nextId = 1
     let failure: LspError.LspError | undefined = undefined
-    let outputClosing = false
-    /** Frames handed to the sink and not yet acknowledged: written once the sink asks for more. */
-    let inFlight: ReadonlyArray<Outgoing> = []
-    let anyCancelExpired = false
+    let malformed = 0
 
     const fatal = (error: LspError.LspError): Effect.Effect<void> =>
       Effect.uninterruptible(Effect.suspend(() => {
         if (failure !== undefined) return Effect.void
         failure = error
-        const requests = Array.from(pending.values())
+        for (const request of pending.values()) Deferred.unsafeDone(request.response, Exit.fail(error))
         pending.clear()
-        const writing = inFlight
-        inFlight = []
-        return Effect.gen(function*() {
-          for (const request of requests) yield* Deferred.fail(request.response, error)
-          const unsent = outbox.splice(0)
-          for (const queued of [...writing, ...unsent]) {
-            if ("written" in queued && queued.written !== undefined) yield* Deferred.fail(queued.written, error)
-          }
-          yield* Deferred.succeed(closed, error)
-        })
+        return Effect.zipRight(outbox.abandon(error), Deferred.succeed(closed, error))
       }))
 
-    const offer = (queued: Queued) => {
-      outbox.push(queued)
-      const wake = wakeWriter
-      wakeWriter = undefined
-      if (wake !== undefined) Deferred.unsafeDone(wake, Exit.void)
-    }
-
     /** Queues a frame unless the connection has failed; never waits, so the reader can use it too. */
-    const enqueue = (message: unknown, written?: Outgoing["written"]): Either.Either<void, LspError.LspError> => {
+    const enqueue = (message: unknown, written?: Outbox.Written): Either.Either<void, LspError.LspError> => {
       if (failure !== undefined) return Either.left(failure)
-      if (outputClosing) return Either.left(outputClosed)
-      const frame = Framing.encode(message)
-      offer(written === undefined ? { frame } : { frame, written })
-      return Either.void
+      return outbox.offer(Framing.encode(message), written) ? Either.void : Either.left(outputClosed)
     }
 
     // --- writer ---------------------------------------------------------------------------------------
 
-    /** Acknowledges the frames of the previous pull: the sink asking for more means it has written them. */
-    const acknowledge = () => {
-      const written = inFlight
-      inFlight = []
-      for (const outgoing of written) {
-        if (outgoing.written !== undefined) Deferred.unsafeDone(outgoing.written, Exit.void)
-      }
-    }
-
-    let ending = false
-    /** Everything queued since the last pull, once there is something; `None` ends the output. */
-    const nextBatch: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<never>> = Effect.suspend(() => {
-      acknowledge()
-      if (ending) return Effect.fail(Option.none())
-      if (outbox.length === 0) {
-        const wake = Deferred.unsafeMake<void>(FiberId.none)
-        wakeWriter = wake
-        return Effect.zipRight(Deferred.await(wake), nextBatch)
-      }
-      const batch: Array<Outgoing> = []
-      for (const queued of outbox.splice(0)) {
-        if ("end" in queued) {
-          ending = true
-          break
-        }
-        batch.push(queued)
-      }
-      const failed = failure
-      if (failed !== undefined) {
-        // Taken just as the connection failed: these will never be written.
-        for (const outgoing of batch) {
-          if (outgoing.written !== undefined) Deferred.unsafeDone(outgoing.written, Exit.fail(failed))
-        }
-        return Effect.fail(Option.none())
-      }
-      if (batch.length === 0) return Effect.fail(Option.none())
-      inFlight = batch
-      return Effect.succeed(Chunk.unsafeFromArray(batch.map((outgoing) => outgoing.frame)))
-    })
-    const frames = Stream.repeatEffectChunkOption(nextBatch)
     const describeWriteFailure = options.describeWriteFailure ?? Effect.succeed
 
-    yield* frames.pipe(
+    yield* outbox.frames.pipe(
       Stream.run(transport.output),
       Effect.catchAll((error) => Effect.flatMap(describeWriteFailure(error), fatal)),
       Effect.catchAllCause((cause) => fatal(unexpected(cause))),
@@ -274,22 +198,45 @@ export const make = (
 
     // --- reader ---------------------------------------------------------------------------------------
 
+    const warnMalformed = (what: string, issue: string) => {
+      malformed++
+      return Effect.logWarning(`The language server sent ${what}.`).pipe(Effect.annotateLogs("jsonrpc.issue", issue))
+    }
+
     /** Settles the request a response answers; a response to an unknown id is only logged. */
     const onResponse = (response: Message.IncomingResponse): Effect.Effect<void> | undefined => {
+      const outcome = Message.outcome(response)
+      const repaired = outcome._tag === "Error" && outcome.repaired !== undefined
+        ? warnMalformed("an error response that is missing parts; delivered with defaults", outcome.repaired)
+        : undefined
       const id = response.id
       const entry = typeof id === "number" ? pending.get(id) : undefined
       if (typeof id !== "number" || entry === undefined) {
         return Effect.logDebug("Dropped a response to an unknown request id.").pipe(
-          Effect.annotateLogs("jsonrpc.id", String(id))
+          Effect.annotateLogs("jsonrpc.id", String(id)),
+          Effect.zipRight(repaired ?? Effect.void)
         )
       }
       pending.delete(id)
-      const outcome = Message.outcome(response)
       Deferred.unsafeDone(
         entry.response,
-        outcome._tag === "Error" ? Exit.fail(serverError(entry.method, outcome.error)) : Exit.succeed(outcome.result)
+        outcome._tag === "Error"
+          ? Exit.fail(Message.serverError(entry.method, outcome.error))
+          : Exit.succeed(outcome.result)
       )
-      return undefined
+      return repaired
+    }
+
+    /** A valid JSON value that is no JSON-RPC message: it fails the request it answers, if any, or is skipped. */
+    const onInvalid = (message: unknown, issue: string): Effect.Effect<void> => {
+      const id = Message.responseId(message)
+      const entry = id === undefined ? undefined : pending.get(id)
+      if (id === undefined || entry === undefined) {
+        return warnMalformed("a message that is not JSON-RPC; skipped", issue)
+      }
+      pending.delete(id)
+      Deferred.unsafeDone(entry.response, Exit.fail(Message.malformedResponse(entry.method, issue)))
+      return warnMalformed(`a malformed response to request ${id}; it fails that request`, issue)
     }
 
     const onRequest = (id: Message.RequestId, method: string, params: unknown) => {
@@ -306,7 +253,10 @@ export const make = (
      * Handles one message synchronously where it can (responses, requests); what needs an effect (a
      * notification's handler, a log line) is returned, to run before the next message.
      */
-    const dispatch = (message: Message.Incoming): Effect.Effect<void> | undefined => {
+    const dispatch = (raw: unknown): Effect.Effect<void> | undefined => {
+      const decoded = Message.decodeIncoming(raw)
+      if (Either.isLeft(decoded)) return onInvalid(raw, decoded.left)
+      const message = decoded.right
       switch (message.kind) {
         case "response":
           return onResponse(message)
@@ -322,8 +272,8 @@ export const make = (
 
     /**
      * Decodes and dispatches everything a chunk of input completes, in order, in one step unless a message
-     * needs an effect. Messages completed before a fault in the same chunk are dispatched, then the fault
-     * is fatal.
+     * needs an effect. Messages completed before a framing or JSON fault in the same chunk are dispatched,
+     * then the fault is fatal.
      */
     const onInput = (chunks: Chunk.Chunk<Uint8Array>): Effect.Effect<void, LspError.LspError> =>
       Effect.suspend(() => {
@@ -331,9 +281,7 @@ export const make = (
         let index = 0
         const rest: Effect.Effect<void, LspError.LspError> = Effect.suspend(() => {
           while (index < raw.length) {
-            const message = Message.decodeIncoming(raw[index++])
-            if (Either.isLeft(message)) return Effect.fail(message.left)
-            const effect = dispatch(message.right)
+            const effect = dispatch(raw[index++])
             if (effect !== undefined) return Effect.zipRight(effect, rest)
           }
           if (fault === undefined) return Effect.void
@@ -351,53 +299,26 @@ export const make = (
       Effect.forkScoped
     )
 
-    // Runs before the fibers are interrupted, so callers learn at once that the connection is gone.
-    yield* Effect.addFinalizer(() => fatal(LspError.disposed("The connection to the language server was closed.")))
-
     // --- cancellation ---------------------------------------------------------------------------------
 
-    /** Waits, on the connection's scope, for an interrupted request to settle until `deadline`. */
-    const watchCancellation = (id: number, entry: Pending, deadline: number, done: Deferred.Deferred<void>) =>
-      Effect.gen(function*() {
-        const remaining = deadline - (yield* Clock.currentTimeMillis)
-        const settled = (yield* Deferred.isDone(entry.response)) || (yield* Deferred.await(entry.response).pipe(
-          Effect.exit,
-          Effect.as(true),
-          Effect.timeoutTo({
-            duration: Duration.millis(Math.max(0, remaining)),
-            onSuccess: (settled) => settled,
-            onTimeout: () => false
-          })
-        ))
-        if (!settled) {
-          anyCancelExpired = true
-          // A late answer will now be dropped like any unknown id.
-          if (pending.get(id) === entry) pending.delete(id)
-        }
-        cancellations.delete(done)
-        yield* Deferred.succeed(done, void 0)
-        if (!settled) yield* onCancelExpired(id)
-      }).pipe(
-        Effect.onInterrupt(() =>
-          Effect.suspend(() => {
-            cancellations.delete(done)
-            return Deferred.succeed(done, void 0)
-          })
-        )
-      )
+    const cancellations = yield* Cancellation.make(options.cancelGrace)
 
     /** Sends `$/cancelRequest` and starts the grace without making the interrupted caller wait. */
     const cancel = (id: number, entry: Pending) =>
-      Effect.gen(function*() {
-        if (pending.get(id) !== entry || (yield* Deferred.isDone(entry.response))) return
+      Effect.suspend(() => {
+        // Every way a request settles removes it from `pending` first.
+        if (pending.get(id) !== entry) return Effect.void
         enqueue(Message.notification("$/cancelRequest", { id }))
-        const deadline = (yield* Clock.currentTimeMillis) + graceMillis
-        const done = yield* Deferred.make<void>()
-        cancellations.add(done)
-        // Forked from an interruption handler, the watcher would inherit its uninterruptibility, and then
-        // its own timeout could never fire.
-        yield* Effect.forkIn(Effect.interruptible(watchCancellation(id, entry, deadline, done)), scope)
+        const expire = Effect.suspend(() => {
+          // A late answer will now be dropped like any unknown id.
+          if (pending.get(id) === entry) pending.delete(id)
+          return onCancelExpired(id)
+        })
+        return cancellations.watch(Effect.exit(Deferred.await(entry.response)), expire)
       })
+
+    // Runs before the fibers are interrupted, so callers learn at once that the connection is gone.
+    yield* Effect.addFinalizer(() => fatal(LspError.disposed("The connection to the language server was closed.")))
 
     // --- API ------------------------------------------------------------------------------------------
 
@@ -428,15 +349,8 @@ export const make = (
         return Either.isLeft(queued) ? Effect.fail(queued.left) : Effect.void
       })
 
-    const awaitCancelled: Effect.Effect<boolean> = Effect.suspend(() =>
-      Effect.forEach(Array.from(cancellations), Deferred.await, { discard: true })
-    ).pipe(Effect.map(() => !anyCancelExpired))
-
     const closeOutput: Effect.Effect<void> = Effect.suspend(() => {
-      if (!outputClosing) {
-        outputClosing = true
-        offer(endOfOutput)
-      }
+      outbox.end()
       // Each side opts into interruption: called from a finaliser, the losing wait could not be stopped.
       return Effect.raceFirst(
         Effect.interruptible(Deferred.await(outputDone)),
@@ -449,9 +363,10 @@ export const make = (
       notify,
       post,
       closeOutput,
-      awaitCancelled,
+      awaitCancelled: cancellations.awaitCancelled,
       fail: fatal,
       failure: Deferred.await(closed),
-      isOpen: Effect.sync(() => failure === undefined)
+      isOpen: Effect.sync(() => failure === undefined),
+      malformedFrames: Effect.sync(() => malformed)
     }
   })

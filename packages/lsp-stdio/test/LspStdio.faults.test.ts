@@ -139,7 +139,8 @@ describe("LspStdio host: sources are checked before any server starts", () => {
     Effect.gen(function*() {
       const record = yield* makeRecordFile
       const name = "dir with space #1 %41?/Ünïcödé 🦀.fake"
-      const workspace = yield* makeWorkspace({ [name]: "x\n" })
+      // The query asks at 2:1, on the second line's identifier.
+      const workspace = yield* makeWorkspace({ [name]: "x\nx\n" })
       const config = fakeConfig({ recordFile: record, fake: { answers: { "textDocument/hover": null } } })
       assert.deepStrictEqual(yield* withHost(config, query(workspace, "hover", name)), { kind: "hover", hover: null })
       const uri = String(dig(messages(record, "textDocument/didOpen")[0], "params", "textDocument", "uri"))

@@ -1,5 +1,6 @@
 /**
- * JSON-RPC 2.0 messages as LSP uses them: schemas for what the server sends, builders for what we send.
+ * JSON-RPC 2.0 messages as LSP uses them: schemas for what the server sends (lenient where a server's
+ * slip costs nothing to repair), builders for what we send, and the errors an answer fails a request with.
  *
  * @internal
  */
@@ -9,10 +10,11 @@ import type * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
-/** Standard JSON-RPC error codes the client uses in its answers. */
+/** Standard JSON-RPC error codes: the client's answers, and the stand-in for an error without a code. */
 export const ErrorCodes = {
   InvalidParams: -32602,
-  MethodNotFound: -32601
+  MethodNotFound: -32601,
+  InternalError: -32603
 } as const
 
 const Version = Schema.Literal("2.0")
@@ -24,11 +26,10 @@ const absent = Schema.optionalWith(Schema.Never, { exact: true })
 
 const Params = Schema.optionalWith(Schema.Unknown, { exact: true })
 
-const ResponseError = Schema.Struct({
-  code: Schema.Int,
-  message: Schema.String,
-  data: Schema.optionalWith(Schema.Unknown, { exact: true })
-})
+const Member = Schema.optionalWith(Schema.Unknown, { exact: true })
+
+/** Any object: a missing or mistyped code or message is filled in by `outcome` rather than refused. */
+const LooseResponseError = Schema.Struct({ code: Member, message: Member, data: Member })
 
 /** A request from the server; its answer must carry the same id. */
 const Request = Schema.Struct({
@@ -53,7 +54,7 @@ const Response = Schema.Struct({
   jsonrpc: Version,
   id: Schema.NullOr(RequestId),
   result: Schema.optionalWith(Schema.Unknown, { exact: true, as: "Option" }),
-  error: Schema.optionalWith(ResponseError, { exact: true }),
+  error: Schema.optionalWith(LooseResponseError, { exact: true }),
   method: absent
 }).pipe(Schema.attachPropertySignature("kind", "response"))
 
@@ -64,33 +65,80 @@ export type Incoming = typeof Incoming.Type
 
 export type IncomingResponse = Extract<Incoming, { readonly kind: "response" }>
 
-export type ResponseError = typeof ResponseError.Type
+export interface ResponseError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
 
 export type RequestId = typeof RequestId.Type
 
 const decodeIncomingEither = Schema.decodeUnknownEither(Incoming)
 
-/** Longest excerpt of a schema failure kept in an error message (the offending value may be huge). */
-const maxIssueLength = 600
+/** Longest description of an invalid message kept for the log (the offending value may be huge). */
+const maxIssueLength = 300
 
-/** Validates one decoded JSON value; anything but a request, notification or response is fatal. */
-export const decodeIncoming = (message: unknown): Either.Either<Incoming, LspError.LspError> =>
+/**
+ * Validates one decoded JSON value. `Left` describes, briefly, why it is not a request, notification or
+ * response.
+ */
+export const decodeIncoming = (message: unknown): Either.Either<Incoming, string> =>
   Either.mapLeft(decodeIncomingEither(message), (error) => {
     const issue = ParseResult.TreeFormatter.formatErrorSync(error)
-    return LspError.protocolError(
-      "The server sent a message that is not a JSON-RPC request, response or notification: " +
-        (issue.length > maxIssueLength ? `${issue.slice(0, maxIssueLength)}...` : issue),
-      { reason: "InvalidMessage" }
-    )
+    return issue.length > maxIssueLength ? `${issue.slice(0, maxIssueLength)}...` : issue
   })
 
-/** What a response says: the result member (if any), or the error. */
+/**
+ * The id of a value that is no request or notification (it has no `method`) but carries an integer id,
+ * the only kind the client sends: an invalid message that may well be the answer to a pending request.
+ */
+export const responseId = (message: unknown): number | undefined => {
+  if (typeof message !== "object" || message === null || "method" in message || !("id" in message)) return
+  return Number.isSafeInteger(message.id) ? message.id as number : undefined
+}
+
+/** Stands in for an error response's missing or non-string `message`. */
+export const noMessage = "(no message)"
+
+/**
+ * What a response says: the result member (if any), or the error. `repaired` says what an error object
+ * lacked (an integer code, a string message) and was given.
+ */
 export type Outcome =
   | { readonly _tag: "Result"; readonly result: Option.Option<unknown> }
-  | { readonly _tag: "Error"; readonly error: ResponseError }
+  | { readonly _tag: "Error"; readonly error: ResponseError; readonly repaired: string | undefined }
 
-export const outcome = (response: IncomingResponse): Outcome =>
-  response.error !== undefined ? { _tag: "Error", error: response.error } : { _tag: "Result", result: response.result }
+export const outcome = (response: IncomingResponse): Outcome => {
+  const raw = response.error
+  if (raw === undefined) return { _tag: "Result", result: response.result }
+  const hasCode = Number.isSafeInteger(raw.code)
+  const hasMessage = typeof raw.message === "string"
+  const code = hasCode ? raw.code as number : ErrorCodes.InternalError
+  const message = hasMessage ? raw.message as string : noMessage
+  const error = raw.data === undefined ? { code, message } : { code, message, data: raw.data }
+  const repaired = hasCode && hasMessage ?
+    undefined :
+    `an error without ${
+      hasCode ? "a string message" : hasMessage ? "an integer code" : "an integer code or a string message"
+    }`
+  return { _tag: "Error", error, repaired }
+}
+
+/** The failure of a request the server answered with `error`. */
+export const serverError = (method: string, error: ResponseError): LspError.LspError =>
+  LspError.serverError(
+    `The language server failed the "${method}" request (JSON-RPC error ${error.code}): ${error.message}`,
+    error.data === undefined
+      ? { method, code: error.code, message: error.message }
+      : { method, code: error.code, message: error.message, data: error.data }
+  )
+
+/** The failure of a request whose answer is not a valid response. */
+export const malformedResponse = (method: string, issue: string): LspError.LspError =>
+  LspError.malformedResponse(
+    `The language server answered the "${method}" request with a message that is not a valid JSON-RPC response.`,
+    { method, issue }
+  )
 
 export const request = (id: number, method: string, params: unknown) => ({ jsonrpc: "2.0", id, method, params })
 
