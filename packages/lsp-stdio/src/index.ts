@@ -27,3 +27,8 @@ export * as StdioHost from "./StdioHost.js"
  * @since 0.2.0
  */
 export * as StdioStatus from "./StdioStatus.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as StdioWorkspace from "./StdioWorkspace.js"

@@ -42,7 +42,12 @@ describe("LspStdio.diagnose", () => {
         goToDefinition: false,
         findReferences: true,
         goToImplementation: false,
-        hover: true
+        hover: true,
+        goToTypeDefinition: false,
+        incomingCalls: false,
+        outgoingCalls: false,
+        documentSymbol: false,
+        workspaceSymbol: false
       })
       assert.strictEqual(byId.fake?.positionEncoding, "utf-16")
       assert.strictEqual(byId.fake?.textDocumentSync, 2)

@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { LspService } from "@lsp-seam/lsp"
+import { LspIdentifiers, LspService } from "@lsp-seam/lsp"
 import { Effect, Layer, Schema } from "effect"
 import * as NodeFs from "node:fs"
 import { createRequire } from "node:module"
@@ -98,12 +98,17 @@ layer(HostLayer, { timeout: "120 seconds" })("typescript-language-server end to 
           position: probe.position,
           workspaceRoot: project
         })
+        const { offIdentifier, ...answer } = result
         assert.deepStrictEqual(
-          result,
+          answer,
           probe.operation === "hover"
             ? { kind: "hover", hover: null }
             : { kind: "locations", locations: [], resolvedWorkspaceUri: projectUri }
         )
+        // An empty answer off any identifier lists the line's (UTF-16 columns); on one (here a keyword), it
+        // is just empty.
+        const lines = LspIdentifiers.splitLines(NodeFs.readFileSync(NodePath.join(project, probe.file), "utf8"))
+        assert.deepStrictEqual(offIdentifier, LspIdentifiers.offIdentifier(lines, probe.position))
       }))
   }
 })

@@ -1,17 +1,65 @@
 /**
- * What a caller asks the seam: one of four read-only operations at a zero-based position in a file.
+ * What a caller asks the seam: one of a closed set of read-only operations — at a zero-based position in a
+ * file (the reference's four, goToTypeDefinition and the call hierarchy), about a whole file
+ * (documentSymbol), or across the workspace (workspaceSymbol). Each is a variant of its own shape.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 
 /**
- * The four operations lsp-seam supports, and no others.
+ * The reference design's four operations, which every provider is expected to answer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const referenceOperations = ["goToDefinition", "findReferences", "goToImplementation", "hover"] as const
+
+/**
+ * Operations asked at a position in a file (one-based in the tool, zero-based here). `incomingCalls` and
+ * `outgoingCalls` are answered from the call hierarchy the provider prepares at that position.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspPositionOperation = Schema.Literal(
+  ...referenceOperations,
+  "goToTypeDefinition",
+  "incomingCalls",
+  "outgoingCalls"
+)
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspPositionOperation = typeof LspPositionOperation.Type
+
+/**
+ * Operations asked about a whole file.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspDocumentOperation = Schema.Literal("documentSymbol")
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspDocumentOperation = typeof LspDocumentOperation.Type
+
+/**
+ * Every operation lsp-seam supports, and no others.
  *
  * @since 0.1.0
  * @category models
  */
-export const LspOperation = Schema.Literal("goToDefinition", "findReferences", "goToImplementation", "hover")
+export const LspOperation = Schema.Literal(
+  ...LspPositionOperation.literals,
+  ...LspDocumentOperation.literals,
+  "workspaceSymbol"
+)
 
 /**
  * @since 0.1.0
@@ -54,7 +102,7 @@ export const LspRange = Schema.Struct({
 export type LspRange = typeof LspRange.Type
 
 /**
- * A query as callers send it. `filePath` is relative to `workspaceRoot` or absolute.
+ * A query at a position, as callers send it. `filePath` is relative to `workspaceRoot` or absolute.
  *
  * `symbol` (since 0.2.0) addresses the position by name: the provider looks for whole-identifier
  * occurrences of it on `position.line` (see `LspIdentifiers`), preferring the one at or nearest
@@ -62,16 +110,70 @@ export type LspRange = typeof LspRange.Type
  * line" — then on the nearest lines up to `LspIdentifiers.symbolWindow` (3) above and below, and queries
  * there. The answer then carries `resolved`. Without `symbol` the position is used exactly as given.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
-export const LspQueryRequest = Schema.Struct({
-  operation: LspOperation,
+export const LspPositionRequest = Schema.Struct({
+  operation: LspPositionOperation,
   filePath: Schema.String,
   position: LspPosition,
   workspaceRoot: Schema.String,
   symbol: Schema.optional(Schema.NonEmptyString)
 })
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspPositionRequest = typeof LspPositionRequest.Type
+
+/**
+ * A query about a whole file.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspDocumentRequest = Schema.Struct({
+  operation: LspDocumentOperation,
+  filePath: Schema.String,
+  workspaceRoot: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspDocumentRequest = typeof LspDocumentRequest.Type
+
+/**
+ * A search for symbols whose names match `query` (non-blank; servers match it fuzzily, by their own rules).
+ * With `filePath` only that file's provider is asked (the file is opened first, so that servers that need a
+ * project have one); without it the seam asks every provider and merges the answers, each symbol labelled
+ * with the provider that gave it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspWorkspaceSymbolRequest = Schema.Struct({
+  operation: Schema.Literal("workspaceSymbol"),
+  query: Schema.String.pipe(Schema.pattern(/\S/)),
+  workspaceRoot: Schema.String,
+  filePath: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspWorkspaceSymbolRequest = typeof LspWorkspaceSymbolRequest.Type
+
+/**
+ * A query as callers send it: the closed union of the request shapes, discriminated by `operation`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LspQueryRequest = Schema.Union(LspPositionRequest, LspDocumentRequest, LspWorkspaceSymbolRequest)
 
 /**
  * @since 0.1.0
@@ -81,18 +183,30 @@ export type LspQueryRequest = typeof LspQueryRequest.Type
 
 /**
  * A query as a provider receives it: the request plus the language id taken from the chosen provider's
- * extension map.
+ * extension map (for a workspaceSymbol request without a file, the empty string: no file was routed).
  *
  * @since 0.1.0
  * @category models
  */
-export const LspProviderQuery = Schema.Struct({
-  ...LspQueryRequest.fields,
-  languageId: Schema.String
-})
+export const LspProviderQuery = Schema.Union(
+  Schema.Struct({ ...LspPositionRequest.fields, languageId: Schema.String }),
+  Schema.Struct({ ...LspDocumentRequest.fields, languageId: Schema.String }),
+  Schema.Struct({ ...LspWorkspaceSymbolRequest.fields, languageId: Schema.String })
+)
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type LspProviderQuery = typeof LspProviderQuery.Type
+
+/**
+ * Whether a request is asked at a position.
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isPositionRequest = <A extends { readonly operation: LspOperation }>(
+  request: A
+): request is Extract<A, { readonly operation: LspPositionOperation }> =>
+  (LspPositionOperation.literals as ReadonlyArray<string>).includes(request.operation)

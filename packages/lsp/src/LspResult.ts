@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { LspPosition, LspRange } from "./LspQuery.js"
+import { type LspOperation, LspPosition, LspRange } from "./LspQuery.js"
 
 /**
  * A place in a document: a URI (usually `file:`) and a zero-based range.
@@ -56,12 +56,13 @@ export const Incomplete = Schema.Literal(true).annotations({
 /**
  * Why an answer may be incomplete: `readiness` — the server had not finished starting up; `no-project` —
  * a cross-file answer computed without the server's project model (no `tsconfig.json`, no
- * `compile_commands.json`, …).
+ * `compile_commands.json`, …); `provider-failed` — a workspaceSymbol search merged from several providers,
+ * one of which failed (the message names it and its error).
  *
  * @since 0.2.0
  * @category models
  */
-export const IncompleteReasonKind = Schema.Literal("readiness", "no-project")
+export const IncompleteReasonKind = Schema.Literal("readiness", "no-project", "provider-failed")
 
 /**
  * @since 0.2.0
@@ -209,12 +210,162 @@ export const LspHoverResult = Schema.Struct({
 export type LspHoverResult = typeof LspHoverResult.Type
 
 /**
+ * LSP's symbol kinds by name (`SymbolKind` 1–26), as results carry them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const SymbolKindName = Schema.Literal(
+  "File",
+  "Module",
+  "Namespace",
+  "Package",
+  "Class",
+  "Method",
+  "Property",
+  "Field",
+  "Constructor",
+  "Enum",
+  "Interface",
+  "Function",
+  "Variable",
+  "Constant",
+  "String",
+  "Number",
+  "Boolean",
+  "Array",
+  "Object",
+  "Key",
+  "Null",
+  "EnumMember",
+  "Struct",
+  "Event",
+  "Operator",
+  "TypeParameter"
+)
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type SymbolKindName = typeof SymbolKindName.Type
+
+/**
+ * A symbol: its name and kind, where it is (`range`, the whole declaration) and where its name is
+ * (`selectionRange`). `containerName` is the path of enclosing symbols (`Outer.Inner`) when known; `depth`
+ * (document symbols) how deep it is nested; `provider` (workspace symbols merged from several providers)
+ * which provider found it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspSymbol = Schema.Struct({
+  name: Schema.String,
+  kind: SymbolKindName,
+  containerName: Schema.optional(Schema.String),
+  detail: Schema.optional(Schema.String),
+  uri: Schema.String,
+  range: LspRange,
+  selectionRange: LspRange,
+  depth: Schema.optional(Schema.NonNegativeInt),
+  provider: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspSymbol = typeof LspSymbol.Type
+
+/**
+ * The answer to documentSymbol (the file's symbols in document order, parents before their children) and
+ * workspaceSymbol (the matches, in the servers' order).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspSymbolsResult = Schema.Struct({
+  kind: Schema.Literal("symbols"),
+  symbols: Schema.Array(LspSymbol),
+  resolvedWorkspaceUri: Schema.String,
+  ...annotations
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspSymbolsResult = typeof LspSymbolsResult.Type
+
+/**
+ * A function-like item of the call hierarchy: a caller, a callee, or the item the calls were asked about.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspCallItem = Schema.Struct({
+  name: Schema.String,
+  kind: SymbolKindName,
+  detail: Schema.optional(Schema.String),
+  uri: Schema.String,
+  range: LspRange,
+  selectionRange: LspRange
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspCallItem = typeof LspCallItem.Type
+
+/**
+ * One call edge: the caller (incomingCalls) or callee (outgoingCalls), and the call sites `fromRanges`,
+ * which lie in `fromUri` — the caller's document for incoming calls, the asked item's for outgoing ones.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspCall = Schema.Struct({
+  ...LspCallItem.fields,
+  fromUri: Schema.String,
+  fromRanges: Schema.Array(LspRange)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspCall = typeof LspCall.Type
+
+/**
+ * The answer to incomingCalls and outgoingCalls: the items the position prepared (usually one), and the
+ * calls of all of them, merged.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspCallsResult = Schema.Struct({
+  kind: Schema.Literal("calls"),
+  direction: Schema.Literal("incoming", "outgoing"),
+  items: Schema.Array(LspCallItem),
+  calls: Schema.Array(LspCall),
+  resolvedWorkspaceUri: Schema.String,
+  ...annotations
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspCallsResult = typeof LspCallsResult.Type
+
+/**
  * The closed union of answers, discriminated by `kind`.
  *
  * @since 0.1.0
  * @category models
  */
-export const LspQueryResult = Schema.Union(LspLocationsResult, LspHoverResult)
+export const LspQueryResult = Schema.Union(LspLocationsResult, LspHoverResult, LspSymbolsResult, LspCallsResult)
 
 /**
  * @since 0.1.0
@@ -292,6 +443,57 @@ export const withOffIdentifier = <A extends LspQueryResult>(result: A, offIdenti
  * @since 0.2.0
  * @category utils
  */
-export const isEmpty = (result: LspQueryResult): boolean =>
-  result.kind === "locations" ? result.locations.length === 0 : result.hover === null ||
-    result.hover.contents.trim() === ""
+export const isEmpty = (result: LspQueryResult): boolean => {
+  switch (result.kind) {
+    case "locations":
+      return result.locations.length === 0
+    case "hover":
+      return result.hover === null || result.hover.contents.trim() === ""
+    case "symbols":
+      return result.symbols.length === 0
+    case "calls":
+      return result.calls.length === 0
+  }
+}
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const symbols = (symbols: ReadonlyArray<LspSymbol>, resolvedWorkspaceUri: string): LspSymbolsResult => ({
+  kind: "symbols",
+  symbols,
+  resolvedWorkspaceUri
+})
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const calls = (
+  direction: "incoming" | "outgoing",
+  items: ReadonlyArray<LspCallItem>,
+  calls: ReadonlyArray<LspCall>,
+  resolvedWorkspaceUri: string
+): LspCallsResult => ({ kind: "calls", direction, items, calls, resolvedWorkspaceUri })
+
+/**
+ * The result kind each operation answers with.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const kindOf = (operation: LspOperation): LspQueryResult["kind"] => {
+  switch (operation) {
+    case "hover":
+      return "hover"
+    case "documentSymbol":
+    case "workspaceSymbol":
+      return "symbols"
+    case "incomingCalls":
+    case "outgoingCalls":
+      return "calls"
+    default:
+      return "locations"
+  }
+}

@@ -66,7 +66,9 @@ describe("the scripted fake provider", () => {
         script: (query, index) =>
           index === 0
             ? Testing.fail(failure, { delay: "1 second" })
-            : Testing.succeed(LspResult.hover({ contents: `${query.position.line}:${index}` }))
+            : Testing.succeed(
+              LspResult.hover({ contents: `${"position" in query ? query.position.line : -1}:${index}` })
+            )
       })
       const fiber = yield* Effect.fork(Effect.flip(LspService.query(request)))
       yield* TestClock.adjust("1 second")

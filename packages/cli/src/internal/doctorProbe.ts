@@ -3,17 +3,16 @@
  * usable server one hover on a real file of the workspace, then reads the host's status view. The host's
  * scope closes before `inspect` returns, so no server outlives the doctor.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import { LspError, LspExtension, LspService } from "@lsp-seam/lsp"
 import type { StdioConfig } from "@lsp-seam/lsp-stdio"
-import { StdioStatus } from "@lsp-seam/lsp-stdio"
+import { StdioStatus, StdioWorkspace } from "@lsp-seam/lsp-stdio"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 
 /** A server to probe: which files it handles (normalised extensions) and the largest one it opens. */
 export interface Target {
@@ -22,83 +21,24 @@ export interface Target {
   readonly maxBytes: number
 }
 
-export interface FileSearch {
-  /** The first file (relative to the root) found per provider. */
-  readonly found: ReadonlyMap<string, string>
-  /** Directory entries looked at. */
-  readonly visited: number
-  /** Whether the walk stopped at the entry cap before seeing the whole tree. */
-  readonly truncated: boolean
-}
+export type FileSearch = StdioWorkspace.FileSearch
 
-export const defaultMaxEntries = 5_000
-
-const skippedDirectory = (name: string): boolean => name.startsWith(".") || name === "node_modules"
+export const defaultMaxEntries = StdioWorkspace.defaultMaxEntries
 
 /**
- * Walks `root` breadth first, entries of each directory in sorted order, and records for each target the
- * first file it handles (no larger than it accepts). Dot-directories and node_modules are skipped; the walk
- * stops when every target has a file or after `maxEntries` entries. Unreadable entries are passed over.
- * Symbolic links are followed only within the workspace: a directory is entered once, by whichever path
- * reaches it first (so a link loop is walked once), a link to a skipped directory is skipped too, and a
- * file or directory whose real path lies outside `root` is passed over (the host would refuse to open it).
+ * The first file each target handles, by the host's own bounded walk (`StdioWorkspace.findFiles`: sorted,
+ * breadth first, dot-directories and node_modules skipped, links followed only within the workspace).
  */
 export const findFiles = (
   root: string,
   targets: ReadonlyArray<Target>,
   maxEntries: number = defaultMaxEntries
 ): Effect.Effect<FileSearch, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const realRoot = yield* fs.realPath(root).pipe(Effect.orElseSucceed(() => root))
-    /** The real path of an entry when it lies inside the workspace. */
-    const inside = (relative: string) =>
-      fs.realPath(path.join(root, relative)).pipe(
-        Effect.map((real) => {
-          // By whole segments, as the host checks: "..x.ts" is inside, "../x.ts" is not.
-          const fromRoot = path.relative(realRoot, real)
-          const outside = path.isAbsolute(fromRoot) || fromRoot === ".." || fromRoot.startsWith(`..${path.sep}`)
-          return outside ? Option.none() : Option.some(real)
-        }),
-        Effect.orElseSucceed(() => Option.none<string>())
-      )
-    const found = new Map<string, string>()
-    const entered = new Set<string>([realRoot])
-    const queue: Array<string> = [""]
-    let visited = 0
-    while (queue.length > 0 && found.size < targets.length) {
-      const directory = queue.shift()!
-      const names = yield* fs.readDirectory(path.join(root, directory)).pipe(
-        Effect.orElseSucceed((): Array<string> => [])
-      )
-      for (const name of [...names].sort()) {
-        if (found.size === targets.length) break
-        if (visited >= maxEntries) return { found, visited, truncated: true }
-        visited += 1
-        const relative = directory === "" ? name : path.join(directory, name)
-        const info = yield* Effect.option(fs.stat(path.join(root, relative)))
-        if (Option.isNone(info)) continue
-        if (info.value.type === "Directory") {
-          if (skippedDirectory(name)) continue
-          const real = yield* inside(relative)
-          // A link into .git or node_modules is skipped like the directory itself.
-          if (Option.isNone(real) || entered.has(real.value) || skippedDirectory(path.basename(real.value))) continue
-          entered.add(real.value)
-          queue.push(relative)
-        } else if (info.value.type === "File") {
-          const extension = LspExtension.finalExtension(name)
-          const wanted = targets.filter((target) =>
-            !found.has(target.providerId) && target.extensions.includes(extension) &&
-            Number(info.value.size) <= target.maxBytes
-          )
-          if (wanted.length === 0 || Option.isNone(yield* inside(relative))) continue
-          for (const target of wanted) found.set(target.providerId, relative)
-        }
-      }
-    }
-    return { found, visited, truncated: false }
-  })
+  StdioWorkspace.findFiles(
+    root,
+    targets.map((target) => ({ id: target.providerId, extensions: target.extensions, maxBytes: target.maxBytes })),
+    maxEntries
+  )
 
 /** What the one probe query of a server gave. */
 export type ProbeOutcome =

@@ -5,22 +5,37 @@
  */
 import type { LspQuery } from "@lsp-seam/lsp"
 
-/** The capability a server must advertise, and the request method, for each operation. */
+/**
+ * The capability a server must advertise, and the request method, for each operation. The call hierarchy is
+ * two requests: the prepare step at the position (`method`), then the calls of each prepared item
+ * (`callsMethod` below).
+ */
 export const operations = {
   goToDefinition: { capability: "definitionProvider", method: "textDocument/definition" },
   findReferences: { capability: "referencesProvider", method: "textDocument/references" },
   goToImplementation: { capability: "implementationProvider", method: "textDocument/implementation" },
-  hover: { capability: "hoverProvider", method: "textDocument/hover" }
+  hover: { capability: "hoverProvider", method: "textDocument/hover" },
+  goToTypeDefinition: { capability: "typeDefinitionProvider", method: "textDocument/typeDefinition" },
+  incomingCalls: { capability: "callHierarchyProvider", method: "textDocument/prepareCallHierarchy" },
+  outgoingCalls: { capability: "callHierarchyProvider", method: "textDocument/prepareCallHierarchy" },
+  documentSymbol: { capability: "documentSymbolProvider", method: "textDocument/documentSymbol" },
+  workspaceSymbol: { capability: "workspaceSymbolProvider", method: "workspace/symbol" }
 } as const satisfies Record<LspQuery.LspOperation, { readonly capability: string; readonly method: string }>
 
-/** The request method of `operation`. */
+/** The second request of the call hierarchy, per direction. */
+export const callsMethod = {
+  incomingCalls: "callHierarchy/incomingCalls",
+  outgoingCalls: "callHierarchy/outgoingCalls"
+} as const
+
+/** The request method of `operation` (for the call hierarchy, its prepare step). */
 export const methodOf = (operation: LspQuery.LspOperation): string => operations[operation].method
 
 /** The server capability `operation` needs. */
 export const capabilityOf = (operation: LspQuery.LspOperation) => operations[operation].capability
 
-/** The request's parameters: a position in the document, and for references the declaration always included. */
-export const requestParams = (operation: LspQuery.LspOperation, uri: string, position: LspQuery.LspPosition) =>
+/** A position request's parameters: the document and position, and for references the declaration always. */
+export const requestParams = (operation: LspQuery.LspPositionOperation, uri: string, position: LspQuery.LspPosition) =>
   operation === "findReferences"
     ? { textDocument: { uri }, position, context: { includeDeclaration: true } }
     : { textDocument: { uri }, position }
@@ -45,4 +60,5 @@ export const acceptsChanges = (sync: unknown): boolean => {
  * files hold (see `projectModel.ts`).
  */
 export const isCrossFile = (operation: LspQuery.LspOperation): boolean =>
-  operation === "findReferences" || operation === "goToImplementation"
+  operation === "findReferences" || operation === "goToImplementation" || operation === "incomingCalls" ||
+  operation === "outgoingCalls" || operation === "workspaceSymbol"

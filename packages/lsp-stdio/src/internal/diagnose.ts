@@ -36,7 +36,21 @@ export interface ServerDiagnosis {
   readonly operations: Readonly<Record<LspQuery.LspOperation, boolean>>
 }
 
-const noOperations = { goToDefinition: false, findReferences: false, goToImplementation: false, hover: false }
+const supported = (
+  advertisedBy: (operation: LspQuery.LspOperation) => boolean
+): Readonly<Record<LspQuery.LspOperation, boolean>> => ({
+  goToDefinition: advertisedBy("goToDefinition"),
+  findReferences: advertisedBy("findReferences"),
+  goToImplementation: advertisedBy("goToImplementation"),
+  hover: advertisedBy("hover"),
+  goToTypeDefinition: advertisedBy("goToTypeDefinition"),
+  incomingCalls: advertisedBy("incomingCalls"),
+  outgoingCalls: advertisedBy("outgoingCalls"),
+  documentSymbol: advertisedBy("documentSymbol"),
+  workspaceSymbol: advertisedBy("workspaceSymbol")
+})
+
+const noOperations = supported(() => false)
 
 export const diagnose = (
   config: StdioConfig,
@@ -74,12 +88,7 @@ export const diagnose = (
         const startMs = (yield* Clock.currentTimeMillis) - started
         const capabilities = instance.capabilities
         const transientOpen = opensTransiently(capabilities.textDocumentSync)
-        const operations = {
-          goToDefinition: advertised(capabilities[capabilityOf("goToDefinition")]),
-          findReferences: advertised(capabilities[capabilityOf("findReferences")]),
-          goToImplementation: advertised(capabilities[capabilityOf("goToImplementation")]),
-          hover: advertised(capabilities[capabilityOf("hover")])
-        }
+        const operations = supported((operation) => advertised(capabilities[capabilityOf(operation)]))
         return {
           ...base,
           executable,

@@ -41,6 +41,8 @@ export interface FileError {
 export interface FileAccess {
   readonly realPath: (path: string) => Effect.Effect<string, FileError>
   readonly stat: (path: string) => Effect.Effect<FileInfo, FileError>
+  /** The names of the entries of directory `path` (unsorted, without `.` and `..`). */
+  readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<string>, FileError>
   /** Whether this process may read `path` (permissions), without opening it. */
   readonly readable: (path: string) => Effect.Effect<boolean>
   /**
@@ -147,6 +149,7 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array =>
 export const platform = (fs: FileSystem.FileSystem): FileAccess => ({
   realPath: (path) => Effect.mapError(fs.realPath(path), fromPlatform),
   stat: (path) => fs.stat(path).pipe(Effect.map(platformInfo), Effect.mapError(fromPlatform)),
+  readDirectory: (path) => Effect.mapError(fs.readDirectory(path), fromPlatform),
   readable: (path) => fs.access(path, { readable: true }).pipe(Effect.as(true), Effect.orElseSucceed(() => false)),
   read: (path, limit, check) =>
     Effect.scoped(Effect.gen(function*() {
@@ -233,6 +236,7 @@ export const local: FileAccess = {
   // The C library's realpath: ~8 µs against ~18 µs for Node's JavaScript walk (an lstat per component).
   realPath: (path) => attempt(() => NodeFs.realpathSync.native(path)),
   stat: (path) => attempt(() => nodeInfo(NodeFs.statSync(path))),
+  readDirectory: (path) => attempt(() => NodeFs.readdirSync(path)),
   readable: (path) =>
     Effect.sync(() => {
       try {

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Framing from "../Framing.js"
-import { type FakeHandlers, type FakeReply, result, runFakeServer } from "../testing.js"
+import { type FakeHandlers, type FakeReply, result, runFakeServer } from "./fakeServer.js"
 import type { MemoryProcess, MemoryProgram } from "./memoryExecutor.js"
 
 export interface FakeLanguageServerOptions {

@@ -10,12 +10,10 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { methodOf } from "./capabilities.js"
 
-/** The operations answered with locations. */
-export type NavigationOperation = Exclude<LspQuery.LspOperation, "hover">
 
-const Uri = Schema.String.pipe(Schema.filter((s) => s.length > 0 || "must not be empty"))
+export const Uri = Schema.String.pipe(Schema.filter((s) => s.length > 0 || "must not be empty"))
 
-const Location = Schema.Struct({
+export const Location = Schema.Struct({
   uri: Uri,
   range: LspQuery.LspRange
 })
@@ -44,16 +42,20 @@ const CodeString = Schema.Struct({
   value: Schema.String
 })
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-const describe = (u: unknown): string =>
+export const describe = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : u === undefined ? "nothing" : `a value of type ${typeof u}`
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((segment) => typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`).join("")
 
-const malformed = (operation: LspQuery.LspOperation, problem: string, where?: string): LspError.LspError =>
+export const malformed = (
+  operation: LspQuery.LspOperation,
+  problem: string,
+  where?: string
+): LspError.LspError =>
   LspError.malformedResponse(
     `The language server's ${methodOf(operation)} answer is malformed: ${problem}. ` +
       "This is a server bug or an incompatible server; retrying will not help.",
@@ -61,7 +63,7 @@ const malformed = (operation: LspQuery.LspOperation, problem: string, where?: st
   )
 
 /** Decodes `input` with `schema`; a failure names the offending field under `where` (for example `[2]`). */
-const decodeAt = <A, I>(
+export const decodeAt = <A, I>(
   schema: Schema.Schema<A, I>,
   operation: LspQuery.LspOperation,
   what: string,
@@ -79,7 +81,7 @@ const decodeAt = <A, I>(
  * at all (which the protocol does not allow for a successful response). JSON cannot produce an `Option`,
  * so the two cannot be confused.
  */
-const unwrap = (raw: unknown): Option.Option<unknown> =>
+export const unwrap = (raw: unknown): Option.Option<unknown> =>
   Option.isOption(raw) ? raw : raw === undefined ? Option.none() : Option.some(raw)
 
 /**
@@ -91,7 +93,7 @@ const unwrap = (raw: unknown): Option.Option<unknown> =>
  */
 export const normalizeLocations = (
   raw: unknown,
-  operation: NavigationOperation
+  operation: LspQuery.LspOperation
 ): Either.Either<ReadonlyArray<LspResult.LspLocation>, LspError.LspError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed(operation, "the response has no result"))

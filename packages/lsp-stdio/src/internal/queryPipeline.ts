@@ -1,7 +1,8 @@
 /**
  * One query, as a list of named steps (the module of each in brackets):
  *
- * 1. resolve the workspace (workspace.ts) and name the server: provider + workspace (serverKey.ts);
+ * 1. resolve the workspace (workspace.ts) and name the server: provider + workspace (serverKey.ts); for a
+ *    workspace-wide symbol search, find a file of this server's to open (workspaceFiles.ts);
  * 2. take that server's FIFO permit (permits.ts);
  * 3. locate the source, and read it unless a live server holds it unchanged (source.ts, retainedDocuments.ts);
  *    check the position against its lines, or resolve `symbol` near it (LspIdentifiers, in the seam);
@@ -10,32 +11,33 @@
  * 6. make the document current: keep it in step with the disk, or open it for this query
  *    (retainedDocuments.ts);
  * 7. wait, within the caller's deadline, for a fresh server to settle (readiness.ts);
- * 8. send the request and normalise the answer (capabilities.ts, normalize.ts), then say what was resolved
+ * 8. send the request(s) and normalise the answer (requests.ts, normalize*.ts), then say what was resolved
  *    and, for an empty answer off any identifier, which identifiers the line has (LspIdentifiers); flag a
  *    cross-file answer about a file no project marker governs (projectModel.ts);
  * 9. clean up: close a transiently opened document, end the lease, pass the permit on.
  *
  * A transport failure in steps 4–8 is retried once on a fresh server (failures.ts).
  */
-import { type LspError, LspError as Errors, LspIdentifiers, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import { type LspError, LspError as Errors, LspExtension, LspIdentifiers, LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
-import { advertised, capabilityOf, isCrossFile, methodOf, opensTransiently, requestParams } from "./capabilities.js"
+import { advertised, capabilityOf, isCrossFile, opensTransiently } from "./capabilities.js"
 import { isTransportFailure } from "./failures.js"
 import type { FileServices } from "./fileAccess.js"
-import { normalizeHover, normalizeLocations } from "./normalize.js"
 import type * as Permits from "./permits.js"
 import type * as Pool from "./pool.js"
 import * as ProjectModel from "./projectModel.js"
 import * as Readiness from "./readiness.js"
+import * as Requests from "./requests.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
 import type * as ServerInstance from "./serverInstance.js"
 import * as ServerKey from "./serverKey.js"
 import type { Servers } from "./servers.js"
 import { linesOf, locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
 import { resolveWorkspaceWith, type Workspace } from "./workspace.js"
+import * as WorkspaceFiles from "./workspaceFiles.js"
 
 export interface Dependencies {
   readonly services: FileServices
@@ -89,20 +91,6 @@ const checkSupport = (
   }
   return Effect.void
 }
-
-/** Step 8: the request, and its answer as a seam result. */
-const ask = (instance: ServerInstance.ServerInstance, query: LspQuery.LspProviderQuery, location: SourceLocation) =>
-  Effect.flatMap(
-    instance.connection.request(
-      methodOf(query.operation),
-      requestParams(query.operation, location.uri, query.position)
-    ),
-    (raw): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
-      query.operation === "hover"
-        ? Effect.map(normalizeHover(raw), LspResult.hover)
-        : Effect.map(normalizeLocations(raw, query.operation), (found) =>
-          LspResult.locations(found, instance.workspace.uri))
-  )
 
 export const make = ({ owner, permits, servers, services }: Dependencies) => {
   /** Step 6: the document made current on the server, recorded in `held` for the cleanup. */
@@ -161,7 +149,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
         yield* syncDocument(spec, instance, query, key.workspace, location, source, held)
         const settled = instance.readiness.isSettled() ||
           (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
-        const result = yield* ask(instance, query, location)
+        const result = yield* Requests.ask(instance, query, location.uri)
         return settled ? result : LspResult.markIncomplete(result)
       }).pipe(
         Effect.catchIf(isTransportFailure, (error) =>
@@ -210,6 +198,29 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       return { location, source, lines: linesOf(source) }
     })
 
+  /**
+   * The file a query is about: its own, or for a workspaceSymbol search without one, the first file of the
+   * workspace this server handles (opening one gives servers that need a project their project). None: the
+   * server has nothing to search here and is not started.
+   */
+  const fileOf = (spec: ServerInstance.ServerSpec, key: ServerKey.ServerKey, query: LspQuery.LspProviderQuery) =>
+    Effect.gen(function*() {
+      if (query.filePath !== undefined) {
+        return { filePath: query.filePath, languageId: query.languageId }
+      }
+      const languages = new Map<string, string>()
+      for (const [ext, language] of Object.entries(spec.config.extensionToLanguage)) {
+        const normalized = LspExtension.normalizeExtensionKey(ext)
+        if (normalized._tag === "Right") languages.set(normalized.right, language)
+      }
+      const search = yield* WorkspaceFiles.findFiles(services.files, services.path, key.workspace.path, [
+        { id: spec.providerId, extensions: [...languages.keys()], maxBytes: spec.config.maxDocumentBytes }
+      ])
+      const found = search.found.get(spec.providerId)
+      if (found === undefined) return undefined
+      return { filePath: found, languageId: languages.get(LspExtension.finalExtension(found)) ?? "" }
+    })
+
   /** The whole query for the provider of `spec`. */
   const run = (
     spec: ServerInstance.ServerSpec,
@@ -217,6 +228,8 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
   ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
     Effect.gen(function*() {
       const key = ServerKey.make(spec.providerId, yield* resolveWorkspaceWith(services, query.workspaceRoot))
+      const file = yield* fileOf(spec, key, query)
+      if (file === undefined) return LspResult.symbols([], key.workspace.uri)
       return yield* Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           // Inside this query's uninterruptible region: holding the permit and reaching the cleanup below
@@ -225,10 +238,14 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
           const held: Held = { release: undefined, document: undefined }
           const exit = yield* Effect.exit(restore(Effect.gen(function*() {
             // Read when this query's turn comes, and before any server is started.
-            const { lines, location, source } = yield* locateAndRead(spec, key, query.filePath)
+            const { lines, location, source } = yield* locateAndRead(spec, key, file.filePath)
             // An impossible position or a symbol not there is an answer for the caller, not for a server.
-            const located = yield* LspIdentifiers.locate(lines, query.position, query.symbol)
-            const at = { ...query, position: located.position }
+            const located = LspQuery.isPositionRequest(query)
+              ? yield* LspIdentifiers.locate(lines, query.position, query.symbol)
+              : undefined
+            const at = located === undefined || !LspQuery.isPositionRequest(query)
+              ? { ...query, languageId: file.languageId }
+              : { ...query, position: located.position }
             const once = attempt(spec, key, at, location, source, held)
             // A retry leases afresh: the failed attempt's lease ends first.
             const result = yield* Effect.catchIf(
@@ -236,7 +253,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
               isTransportFailure,
               () => Effect.zipRight(Effect.sync(() => releaseLease(held)), once)
             )
-            const annotated = LspIdentifiers.annotate(result, lines, located)
+            const annotated = located === undefined ? result : LspIdentifiers.annotate(result, lines, located)
             const markers = spec.config.projectMarkers
             const partial = isCrossFile(query.operation) && markers.length > 0 &&
               !(yield* ProjectModel.isGoverned(services, key.workspace, location.path, markers))

@@ -55,7 +55,11 @@ export const ServerCapabilities = Schema.Struct({
   definitionProvider: Schema.optional(Schema.Unknown),
   referencesProvider: Schema.optional(Schema.Unknown),
   implementationProvider: Schema.optional(Schema.Unknown),
-  hoverProvider: Schema.optional(Schema.Unknown)
+  hoverProvider: Schema.optional(Schema.Unknown),
+  typeDefinitionProvider: Schema.optional(Schema.Unknown),
+  callHierarchyProvider: Schema.optional(Schema.Unknown),
+  documentSymbolProvider: Schema.optional(Schema.Unknown),
+  workspaceSymbolProvider: Schema.optional(Schema.Unknown)
 })
 
 export type ServerCapabilities = typeof ServerCapabilities.Type
@@ -67,17 +71,28 @@ const InitializeResult = Schema.Struct({
   serverInfo: Schema.optional(Schema.Unknown)
 })
 
+/** Every symbol kind LSP 3.17 defines (1–26): we read them all. */
+const symbolKinds = { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) }
+
 /** What we tell servers we can do: exactly what lsp-seam uses, nothing dynamic. */
 export const clientCapabilities = {
   general: { positionEncodings: ["utf-16"] },
   window: { workDoneProgress: true },
-  workspace: { workspaceFolders: true, configuration: true },
+  workspace: {
+    workspaceFolders: true,
+    configuration: true,
+    // No resolveSupport: every answer must carry its ranges.
+    symbol: { dynamicRegistration: false, symbolKind: symbolKinds }
+  },
   textDocument: {
     synchronization: { dynamicRegistration: false },
     hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
     definition: { dynamicRegistration: false, linkSupport: true },
     implementation: { dynamicRegistration: false, linkSupport: true },
-    references: { dynamicRegistration: false }
+    references: { dynamicRegistration: false },
+    typeDefinition: { dynamicRegistration: false, linkSupport: true },
+    callHierarchy: { dynamicRegistration: false },
+    documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds }
   }
 } as const
 

@@ -144,3 +144,10 @@ export const release = (state: RegistryState, id: string, token: number): Regist
   }
   return { ...state, ids, routes }
 }
+
+/** Every registered provider once, in the order of its id (registration order must not matter). */
+export const providers = (state: RegistryState): ReadonlyArray<LspProvider> => {
+  const byId = new Map<string, LspProvider>()
+  for (const route of state.routes.values()) byId.set(route.provider.id, route.provider)
+  return [...byId.keys()].sort().map((id) => byId.get(id)!)
+}
