@@ -18,6 +18,7 @@ const config: ViteUserConfig = {
     alias: {
       ...alias("lsp"),
       ...alias("lsp-stdio"),
+      ...alias("lsp-remote"),
       ...alias("tool-lsp"),
       ...alias("cli")
     }

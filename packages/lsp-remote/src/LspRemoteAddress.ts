@@ -1,0 +1,49 @@
+/**
+ * Where a remote host listens by default: a Unix domain socket in a per-user directory, and the HTTP path
+ * of its WebSocket endpoint. Server and client compute the same defaults.
+ *
+ * @since 0.2.0
+ */
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/**
+ * The per-user directory of the default socket: `$XDG_RUNTIME_DIR/lsp-seam` when that variable names an
+ * absolute directory, else `<tmpdir>/lsp-seam-<uid>`. The server creates it with mode 0700 and refuses it
+ * when it is a symlink, is not owned by the user or is accessible to anyone else.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const defaultSocketDirectory = (env: NodeJS.ProcessEnv = process.env): string => {
+  const runtime = env.XDG_RUNTIME_DIR
+  if (runtime !== undefined && Path.isAbsolute(runtime)) return Path.join(runtime, "lsp-seam")
+  const uid = process.getuid === undefined ? Os.userInfo().username : String(process.getuid())
+  return Path.join(Os.tmpdir(), `lsp-seam-${uid}`)
+}
+
+/**
+ * The default socket: `lsp-seam.sock` in `defaultSocketDirectory`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
+  Path.join(defaultSocketDirectory(env), "lsp-seam.sock")
+
+/**
+ * The HTTP path of the WebSocket endpoint.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const webSocketPath = "/lsp-seam"
+
+/**
+ * The WebSocket URL of a host listening on `host:port`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const webSocketUrl = (host: string, port: number): string =>
+  `ws://${host.includes(":") ? `[${host}]` : host}:${port}${webSocketPath}`

@@ -1,0 +1,254 @@
+/**
+ * Serves the `LspService` in context to remote clients over `@effect/rpc`: on a private Unix domain socket
+ * (the default) or on a WebSocket endpoint guarded by a bearer token. Every request is checked before the
+ * RPC server decodes it (size, UTF-8, JSON, message shape) and Schema-validated by it; queries then run
+ * through the served `LspService` exactly as local ones do, so its workspace containment rules apply
+ * unchanged, under the caller's deadline when the client sends one (`LspRpc.budgetHeader`). Interrupting a client's call, or losing the client, interrupts the handler's fiber.
+ *
+ * @since 0.2.0
+ */
+import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
+import * as Headers from "@effect/platform/Headers"
+import * as SocketServer from "@effect/platform/SocketServer"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import * as RpcServer from "@effect/rpc/RpcServer"
+import { LspDeadline, LspError, LspService } from "@lsp-seam/lsp"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import type * as Http from "node:http"
+import { guardServer } from "./internal/frameGuard.js"
+import * as SocketFile from "./internal/socketFile.js"
+import * as LspRemoteAddress from "./LspRemoteAddress.js"
+import * as LspRemoteAuth from "./LspRemoteAuth.js"
+import * as LspRpc from "./LspRpc.js"
+
+/**
+ * What every transport accepts.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ServeOptions {
+  /** The largest request line, in bytes (default 1 MiB). A larger one closes the connection. */
+  readonly maxRequestBytes?: number | undefined
+  /** The version `Hello` reports (default `LspRpc.version`). */
+  readonly version?: string | undefined
+  /** The configuration fingerprint `Hello` reports (default `""`): the launcher's digest of its config. */
+  readonly fingerprint?: string | undefined
+  /**
+   * The host's status view for `Status` (for the stdio host: `StdioStatus.status`). Without one, `Status`
+   * fails with `LSP_UNSUPPORTED_OPERATION`.
+   */
+  readonly status?: Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError> | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface LspRemoteServerShape {
+  /** Where the server listens (for TCP, the port actually bound, also when 0 was asked for). */
+  readonly address: SocketServer.Address
+}
+
+/**
+ * A running remote host, available while its Layer is.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class LspRemoteServer
+  extends Context.Tag("@lsp-seam/lsp-remote/LspRemoteServer")<LspRemoteServer, LspRemoteServerShape>()
+{}
+
+/**
+ * The default request limit: 1 MiB.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultMaxRequestBytes = 1024 * 1024
+
+const budgetOf = (headers: Headers.Headers): Option.Option<number> =>
+  Option.flatMap(Headers.get(headers, LspRpc.budgetHeader), (text) => {
+    const budgetMs = /^[0-9]{1,10}$/.test(text) ? Number(text) : Number.NaN
+    return budgetMs <= 2_147_483_647 ? Option.some(budgetMs) : Option.none()
+  })
+
+/**
+ * The handlers of `LspRpc.LspRpcs` for the `LspService` in context.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerHandlers = (options: ServeOptions = {}) =>
+  LspRpc.LspRpcs.toLayer(Effect.gen(function*() {
+    const service = yield* LspService.LspService
+    const status = options.status
+    const hello: LspRpc.HelloResponse = {
+      protocolRevision: LspRpc.protocolRevision,
+      version: options.version ?? LspRpc.version,
+      fingerprint: options.fingerprint ?? "",
+      pid: process.pid,
+      statusAvailable: status !== undefined
+    }
+    return LspRpc.LspRpcs.of({
+      Hello: () => Effect.succeed(hello),
+      Query: (request, { headers }) =>
+        Option.match(budgetOf(headers), {
+          onNone: () => service.query(request),
+          onSome: (budgetMs) => LspDeadline.within(budgetMs)(service.query(request))
+        }),
+      Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view.")
+    })
+  }))
+
+const checkLimit = (maxRequestBytes: number | undefined): Effect.Effect<number, LspError.LspError> => {
+  const limit = maxRequestBytes ?? defaultMaxRequestBytes
+  return Number.isSafeInteger(limit) && limit >= 1024
+    ? Effect.succeed(limit)
+    : LspError.invalidConfig(`maxRequestBytes must be an integer of at least 1024 (got ${limit}).`)
+}
+
+const serveOn = (
+  server: SocketServer.SocketServer["Type"],
+  options: ServeOptions,
+  maxRequestBytes: number
+): Effect.Effect<LspRemoteServerShape, never, LspService.LspService | Scope.Scope> =>
+  Effect.gen(function*() {
+    // The RPC protocol starts accepting in a forked fiber; wait until it does, so that a client connecting as
+    // soon as the Layer is built is not left unanswered.
+    const accepting = yield* Deferred.make<void>()
+    const guarded = guardServer(server, maxRequestBytes)
+    const signalling = SocketServer.SocketServer.of({
+      address: guarded.address,
+      run: (handler) => Effect.zipRight(Deferred.succeed(accepting, undefined), guarded.run(handler))
+    })
+    yield* Layer.build(
+      // A defect in one handler fails that request only, not every call of the connection.
+      RpcServer.layer(LspRpc.LspRpcs, { disableFatalDefects: true }).pipe(
+        Layer.provide(layerHandlers(options)),
+        Layer.provide(RpcServer.layerProtocolSocketServer),
+        Layer.provide(Layer.succeed(SocketServer.SocketServer, signalling)),
+        Layer.provide(RpcSerialization.layerNdjsonWith({ maxBufferSize: maxRequestBytes }))
+      )
+    )
+    yield* Deferred.await(accepting)
+    yield* Effect.yieldNow()
+    return { address: server.address }
+  })
+
+const listenError = (what: string) => (error: SocketServer.SocketServerError): LspError.LspError => {
+  const cause = error.cause
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  const detail = { address: what, ...(code === undefined ? {} : { errno: code }) }
+  return code === "EADDRINUSE"
+    ? LspError.conflict(`Cannot listen on ${what}: the address is in use.`, detail)
+    : LspError.invalidConfig(`Cannot listen on ${what}: ${String(cause)}.`, detail)
+}
+
+/**
+ * Options of the Unix socket transport.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SocketOptions extends ServeOptions {
+  /** The socket (default `LspRemoteAddress.defaultSocketPath()`). */
+  readonly path?: string | undefined
+}
+
+/**
+ * Serves the `LspService` in context on a Unix domain socket. The socket's directory is created with mode
+ * 0700 when missing and refused (`LSP_INVALID_CONFIG`) when it is a symlink, belongs to another user or is
+ * accessible to others; a stale socket is removed only when nothing answers on it (a live one is
+ * `LSP_CONFLICT`); the socket is made 0600 once listening and removed when the Layer is released.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSocket = (
+  options: SocketOptions = {}
+): Layer.Layer<LspRemoteServer, LspError.LspError, LspService.LspService> =>
+  Layer.scoped(
+    LspRemoteServer,
+    Effect.gen(function*() {
+      const maxRequestBytes = yield* checkLimit(options.maxRequestBytes)
+      const path = options.path ?? LspRemoteAddress.defaultSocketPath()
+      yield* SocketFile.ensurePrivateDirectory(SocketFile.directoryOf(path))
+      yield* SocketFile.clearStaleSocket(path)
+      const server = yield* NodeSocketServer.make({ path }).pipe(
+        Effect.mapError(listenError(`the socket "${path}"`))
+      )
+      yield* SocketFile.ownSocket(path)
+      return yield* serveOn(server, options, maxRequestBytes)
+    })
+  )
+
+/**
+ * Options of the WebSocket transport.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HttpOptions extends ServeOptions {
+  /** The interface to bind (default `127.0.0.1`; anything else exposes the host to the network). */
+  readonly host?: string | undefined
+  /** The TCP port; 0 picks a free one (read it from `LspRemoteServer.address`). */
+  readonly port: number
+  /** The bearer token every connection must present (see `LspRemoteAuth`). */
+  readonly token: Redacted.Redacted<string>
+}
+
+// ws calls `verifyClient` before it completes the upgrade: a refused client gets an HTTP status and never a
+// WebSocket, so not one byte of it reaches the RPC protocol.
+const verifyClient = (token: Redacted.Redacted<string>) =>
+(
+  info: { readonly req: Http.IncomingMessage },
+  done: (verified: boolean, code?: number, message?: string) => void
+): void => {
+  const headers = info.req.headers
+  if (headers.origin !== undefined) {
+    // Browsers send an Origin; a web page has no business with a local lsp-seam host.
+    return done(false, 403, "Forbidden")
+  }
+  if (!LspRemoteAuth.authorize(token, headers)) return done(false, 401, "Unauthorized")
+  done(true)
+}
+
+/**
+ * Serves the `LspService` in context as WebSocket RPC on `ws://host:port/lsp-seam`. Before any upgrade the
+ * request must carry the bearer token, as `Authorization: Bearer <token>` or as the subprotocol
+ * `lsp-seam.bearer.<token>` (compared in constant time); otherwise it is answered 401 (403 when it comes
+ * from a browser, which sends an `Origin`). WebSocket messages over `maxRequestBytes` are refused by the
+ * WebSocket layer before they are buffered.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: HttpOptions
+): Layer.Layer<LspRemoteServer, LspError.LspError, LspService.LspService> =>
+  Layer.scoped(
+    LspRemoteServer,
+    Effect.gen(function*() {
+      const maxRequestBytes = yield* checkLimit(options.maxRequestBytes)
+      const host = options.host ?? "127.0.0.1"
+      const server = yield* NodeSocketServer.makeWebSocket({
+        host,
+        port: options.port,
+        path: LspRemoteAddress.webSocketPath,
+        maxPayload: maxRequestBytes,
+        perMessageDeflate: false,
+        verifyClient: verifyClient(options.token),
+        handleProtocols: (protocols: ReadonlySet<string>) =>
+          protocols.has(LspRemoteAuth.subprotocol) ? LspRemoteAuth.subprotocol : false
+      }).pipe(Effect.mapError(listenError(`${host}:${options.port}`)))
+      return yield* serveOn(server, options, maxRequestBytes)
+    })
+  )

@@ -1,0 +1,156 @@
+/**
+ * The wire contract between a remote lsp-seam host and its clients: one `@effect/rpc` group whose payloads,
+ * successes and errors are the seam's own Schemas, so a coded `LspError` crosses the wire unchanged.
+ *
+ * @since 0.2.0
+ */
+import * as Rpc from "@effect/rpc/Rpc"
+import * as RpcGroup from "@effect/rpc/RpcGroup"
+import { LspError, LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Schema from "effect/Schema"
+
+/**
+ * The lsp-seam version this package speaks for. A host answers `Hello` with it unless told otherwise, and a
+ * client can refuse a host of another version.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const version = "0.1.0"
+
+/**
+ * The revision of this wire contract. It changes whenever a payload, success or error Schema of the group
+ * changes in a way an older peer cannot decode.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const protocolRevision = 1
+
+/**
+ * The request header that carries the caller's remaining budget (`LspDeadline.remaining`, in whole
+ * milliseconds) to the host, which runs the query under the same deadline. Relative, so clock skew between
+ * the machines does not matter.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const budgetHeader = "lsp-seam-budget-ms"
+
+/**
+ * One language server as the host's status view reports it. Mirrors the stdio host's `ServerStatus`, so
+ * `StdioStatus.status` can be served as is; hosts of other kinds may report their own servers the same way.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ServerStatus = Schema.Struct({
+  providerId: Schema.String,
+  /** The canonical workspace directory. */
+  workspace: Schema.String,
+  /** `null` while starting. */
+  pid: Schema.NullOr(Schema.Int),
+  state: Schema.Literal("starting", "idle", "busy"),
+  uptimeMs: Schema.NonNegative,
+  /** Queries that have used this server instance. */
+  queriesServed: Schema.NonNegativeInt,
+  /** How many times a server for this provider and workspace was started before this one. */
+  restarts: Schema.NonNegativeInt,
+  /** The last crash of a server for this provider and workspace, if any. */
+  lastError: Schema.NullOr(Schema.String),
+  /** Resident memory of the server and its children, where the process world can tell. */
+  rssBytes: Schema.NullOr(Schema.NonNegative)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ServerStatus = typeof ServerStatus.Type
+
+/**
+ * What a client says about itself when it greets a host.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const HelloRequest = Schema.Struct({
+  /** The client's lsp-seam version (informational: the client decides whether the host suits it). */
+  clientVersion: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type HelloRequest = typeof HelloRequest.Type
+
+/**
+ * Who answers: enough for a client to refuse a host of another version or configuration, and for a
+ * launcher to find the daemon's process.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const HelloResponse = Schema.Struct({
+  /** Always `protocolRevision` of the host's copy of this module. */
+  protocolRevision: Schema.Int,
+  /** The host's lsp-seam version. */
+  version: Schema.String,
+  /** The configuration fingerprint the host was started with (the launcher's choice; `""` when none). */
+  fingerprint: Schema.String,
+  /** The host's process id. */
+  pid: Schema.Int,
+  /** Whether `Status` answers (the host was given a status view). */
+  statusAvailable: Schema.Boolean
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type HelloResponse = typeof HelloResponse.Type
+
+/**
+ * The handshake: version, configuration fingerprint and process of the host.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export class Hello extends Rpc.make("Hello", {
+  payload: HelloRequest,
+  success: HelloResponse,
+  error: LspError.LspError
+}) {}
+
+/**
+ * One seam query: every operation of `LspQueryRequest`, answered with an `LspQueryResult` or a coded
+ * `LspError`, exactly as the host's `LspService.query` answers it.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export class Query extends Rpc.make("Query", {
+  payload: LspQuery.LspQueryRequest,
+  success: LspResult.LspQueryResult,
+  error: LspError.LspError
+}) {}
+
+/**
+ * The host's read-only status view. Fails with `LSP_UNSUPPORTED_OPERATION` on a host that has none.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export class Status extends Rpc.make("Status", {
+  success: Schema.Array(ServerStatus),
+  error: LspError.LspError
+}) {}
+
+/**
+ * The whole contract.
+ *
+ * @since 0.2.0
+ * @category groups
+ */
+export class LspRpcs extends RpcGroup.make(Hello, Query, Status) {}

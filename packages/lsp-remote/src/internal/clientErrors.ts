@@ -1,0 +1,84 @@
+/**
+ * Turns whatever ends a remote call into the seam's coded errors: the host's own `LspError`s pass through,
+ * a lost or refused connection becomes `LSP_REMOTE_UNAVAILABLE` (or `LSP_REMOTE_UNAUTHORIZED`), a host
+ * that stops a call without answering is unavailable too, and a host's defect is a protocol error.
+ */
+import * as Socket from "@effect/platform/Socket"
+import type { RpcClientError } from "@effect/rpc/RpcClientError"
+import { LspError } from "@lsp-seam/lsp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+
+// Walks the causes a socket error carries (Node errors, ws ErrorEvents) for facts worth telling.
+const facts = (root: unknown): { readonly errno: string | undefined; readonly status401: boolean } => {
+  let errno: string | undefined
+  let status401 = false
+  const seen = new Set<unknown>()
+  const visit = (u: unknown, depth: number): void => {
+    if (depth > 6 || typeof u !== "object" || u === null || seen.has(u)) return
+    seen.add(u)
+    const code: unknown = Reflect.get(u, "code")
+    const message: unknown = Reflect.get(u, "message")
+    if (errno === undefined && typeof code === "string" && /^E[A-Z]+$/.test(code)) errno = code
+    if (typeof message === "string" && /\b401\b/.test(message)) status401 = true
+    visit(Reflect.get(u, "cause"), depth + 1)
+    visit(Reflect.get(u, "error"), depth + 1)
+  }
+  visit(root, 0)
+  return { errno, status401 }
+}
+
+// `cause`: what the socket reported (an RpcClientError's cause, or a socket error itself).
+const fromTransport = (cause: unknown, where: string): LspError.LspError => {
+  const { errno, status401 } = facts(cause)
+  if (status401) {
+    return LspError.remoteUnauthorized(
+      `The lsp-seam host at ${where} refused the connection: the token is missing or wrong.`,
+      { address: where }
+    )
+  }
+  const why = errno === "ENOENT" || errno === "ECONNREFUSED"
+    ? "nothing listens there"
+    : errno !== undefined
+    ? `the connection failed (${errno})`
+    : "the connection was closed or could not be opened"
+  return LspError.remoteUnavailable(
+    `The lsp-seam host at ${where} is unavailable: ${why}. Start it (lsp-seam serve) or query locally.`,
+    { address: where, ...(errno === undefined ? {} : { errno }) }
+  )
+}
+
+const isRpcClientError = (u: unknown): u is RpcClientError =>
+  typeof u === "object" && u !== null && "_tag" in u && u._tag === "RpcClientError"
+
+/** Maps every way a remote call can end other than success or the caller's own interruption. */
+export const mapRemote = (where: string) =>
+<A, R>(
+  effect: Effect.Effect<A, LspError.LspError | RpcClientError, R>
+): Effect.Effect<A, LspError.LspError, R> =>
+  Effect.catchAllCause(effect, (cause) => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value
+      return Effect.fail(isRpcClientError(error) ? fromTransport(error.cause, where) : error)
+    }
+    const defect = Cause.dieOption(cause)
+    if (Option.isSome(defect) && Socket.isSocketError(defect.value)) {
+      // The socket protocol turns a failed write (the host went away under it) into a defect.
+      return Effect.fail(fromTransport(defect.value, where))
+    }
+    if (Cause.isInterruptedOnly(cause)) {
+      // The caller was not interrupted (this handler would not run): the host stopped the call, for example
+      // because it is shutting down.
+      return Effect.fail(LspError.remoteUnavailable(
+        `The lsp-seam host at ${where} stopped the query without answering ` +
+          "(it is shutting down or lost the connection).",
+        { address: where }
+      ))
+    }
+    return Effect.fail(LspError.protocolError(
+      `The lsp-seam host at ${where} failed to answer: ${Cause.pretty(cause)}`,
+      { address: where }
+    ))
+  })

@@ -1,0 +1,140 @@
+/**
+ * The server's first look at every byte a client sends. @effect/rpc's ndjson parser limits its buffer in
+ * UTF-16 units and answers a malformed line with a defect while keeping the connection (and the bad line)
+ * alive; here each line is counted in bytes, must be UTF-8 JSON of one of the protocol's client messages,
+ * and any violation closes the connection before the RPC server decodes anything.
+ */
+import * as Socket from "@effect/platform/Socket"
+import * as SocketServer from "@effect/platform/SocketServer"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { LspRpcs } from "../LspRpc.js"
+
+// Request ids are decimal bigints on the wire; the RPC server converts them with `BigInt`, which throws on
+// anything else.
+const RequestId = Schema.String.pipe(Schema.pattern(/^[0-9]{1,20}$/))
+
+const ClientMessage = Schema.Union(
+  Schema.Struct({
+    _tag: Schema.Literal("Request"),
+    id: RequestId,
+    tag: Schema.String.pipe(Schema.filter((tag) => LspRpcs.requests.has(tag))),
+    payload: Schema.optional(Schema.Unknown),
+    headers: Schema.Array(Schema.Tuple(Schema.String, Schema.String)),
+    traceId: Schema.optional(Schema.String),
+    spanId: Schema.optional(Schema.String),
+    sampled: Schema.optional(Schema.Boolean)
+  }),
+  Schema.Struct({ _tag: Schema.Literal("Ack", "Interrupt"), requestId: RequestId }),
+  Schema.Struct({ _tag: Schema.Literal("Ping", "Eof") })
+)
+
+const isClientMessage = Schema.is(ClientMessage)
+
+/** WebSocket close codes: 1009 "message too big", 1007 "invalid frame payload data". */
+type Violation = { readonly code: 1009 | 1007; readonly reason: string }
+
+type Pushed = { readonly _tag: "Lines"; readonly text: string } | {
+  readonly _tag: "Violation"
+  readonly violation: Violation
+}
+
+const makeFramer = (maxLineBytes: number) => {
+  let pending: Array<Buffer> = []
+  let pendingBytes = 0
+  const decoder = new TextDecoder("utf-8", { fatal: true })
+  const tooLarge = (): Pushed => ({
+    _tag: "Violation",
+    violation: { code: 1009, reason: `request larger than ${maxLineBytes} bytes` }
+  })
+  const malformed = (reason: string): Pushed => ({ _tag: "Violation", violation: { code: 1007, reason } })
+  return (chunk: string | Uint8Array): Pushed => {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk)
+    const lines: Array<string> = []
+    let start = 0
+    while (start <= bytes.length) {
+      const newline = bytes.indexOf(0x0a, start)
+      if (newline === -1) {
+        const rest = bytes.length - start
+        if (pendingBytes + rest > maxLineBytes) return tooLarge()
+        if (rest > 0) {
+          pending.push(bytes.subarray(start))
+          pendingBytes += rest
+        }
+        break
+      }
+      if (pendingBytes + (newline - start) > maxLineBytes) return tooLarge()
+      const line = pending.length === 0
+        ? bytes.subarray(start, newline)
+        : Buffer.concat([...pending, bytes.subarray(start, newline)])
+      pending = []
+      pendingBytes = 0
+      start = newline + 1
+      let text: string
+      try {
+        text = decoder.decode(line)
+      } catch {
+        return malformed("request is not UTF-8")
+      }
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        return malformed("request is not JSON")
+      }
+      if (!isClientMessage(json)) return malformed("request is not a message of the lsp-seam protocol")
+      lines.push(text)
+    }
+    return { _tag: "Lines", text: lines.length === 0 ? "" : `${lines.join("\n")}\n` }
+  }
+}
+
+// A WebSocket close waits for the peer's closing frame (up to 30 s in ws); a peer that broke the protocol gets no
+// such grace: after the close frame, drop the connection.
+const dropWebSocket = Effect.map(Effect.serviceOption(Socket.WebSocket), (ws) => {
+  if (Option.isNone(ws)) return
+  const terminate: unknown = Reflect.get(ws.value, "terminate")
+  if (typeof terminate === "function") terminate.call(ws.value)
+})
+
+/** A view of `socket` whose reader only ever passes on complete, valid, bounded protocol lines. */
+export const guardSocket = (socket: Socket.Socket, maxLineBytes: number): Socket.Socket => {
+  const runRaw = <_, E, R>(
+    handler: (_: string | Uint8Array) => Effect.Effect<_, E, R> | void,
+    options?: { readonly onOpen?: Effect.Effect<void> | undefined }
+  ): Effect.Effect<void, Socket.SocketError | E, R> =>
+    Effect.scoped(Effect.flatMap(socket.writer, (write) => {
+      const push = makeFramer(maxLineBytes)
+      return socket.runRaw((chunk): Effect.Effect<unknown, E | Socket.SocketError, R> | void => {
+        const pushed = push(chunk)
+        if (pushed._tag === "Violation") {
+          const { code, reason } = pushed.violation
+          return write(new Socket.CloseEvent(code, reason)).pipe(
+            Effect.ignore,
+            Effect.zipRight(dropWebSocket),
+            Effect.zipRight(Effect.fail(new Socket.SocketCloseError({ reason: "Close", code, closeReason: reason })))
+          )
+        }
+        return pushed.text === "" ? undefined : handler(pushed.text)
+      }, options)
+    }))
+  const encoder = new TextEncoder()
+  return Socket.Socket.of({
+    [Socket.TypeId]: Socket.TypeId,
+    runRaw,
+    run: (handler, options) =>
+      runRaw((data) => handler(typeof data === "string" ? encoder.encode(data) : data), options),
+    writer: socket.writer
+  })
+}
+
+/** `server` with every accepted socket guarded. */
+export const guardServer = (
+  server: SocketServer.SocketServer["Type"],
+  maxLineBytes: number
+): SocketServer.SocketServer["Type"] =>
+  SocketServer.SocketServer.of({
+    address: server.address,
+    run: (handler) => server.run((socket) => handler(guardSocket(socket, maxLineBytes)))
+  })
