@@ -106,6 +106,37 @@ export const CrashLoop = Schema.Struct({
 export type CrashLoop = typeof CrashLoop.Type
 
 /**
+ * How long a diagnostics query waits for pushed diagnostics (servers that do not answer them on request):
+ * after the set for the synced text has come, `quietMs` without another; all in all at most `maxWaitMs`,
+ * and never past the caller's deadline. When it runs out the answer is flagged `diagnostics-pending`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const DiagnosticsWait = Schema.Struct({
+  quietMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "Once diagnostics for the current text have come, how long to wait for more (some servers publish in phases).",
+    200
+  ),
+  maxWaitMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "The longest a diagnostics query waits for the server to publish diagnostics for the current text.",
+    10_000
+  )
+}).annotations({ identifier: "DiagnosticsWait", title: "an object like { \"quietMs\": 200 }" })
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type DiagnosticsWait = typeof DiagnosticsWait.Type
+
+/**
  * How documents are kept in sync: `transient` opens and closes the document around every query;
  * `retained` keeps documents open between queries and brings them up to date with the disk first.
  *
@@ -182,6 +213,11 @@ export const ServerConfig = Schema.Struct({
     progress: true,
     maxWaitMs: 15_000
   }),
+  diagnosticsWait: field(
+    DiagnosticsWait,
+    "How long a diagnostics query waits for diagnostics the server pushes.",
+    { quietMs: 200, maxWaitMs: 10_000 }
+  ),
   idleTimeoutMs: field(
     Timer,
     "A server that has answered no query for this long is shut down; the next query starts it again.",

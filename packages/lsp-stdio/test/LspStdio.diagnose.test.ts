@@ -47,7 +47,8 @@ describe("LspStdio.diagnose", () => {
         incomingCalls: false,
         outgoingCalls: false,
         documentSymbol: false,
-        workspaceSymbol: false
+        workspaceSymbol: false,
+        diagnostics: true
       })
       assert.strictEqual(byId.fake?.positionEncoding, "utf-16")
       assert.strictEqual(byId.fake?.textDocumentSync, 2)

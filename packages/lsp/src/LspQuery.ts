@@ -58,7 +58,8 @@ export type LspDocumentOperation = typeof LspDocumentOperation.Type
 export const LspOperation = Schema.Literal(
   ...LspPositionOperation.literals,
   ...LspDocumentOperation.literals,
-  "workspaceSymbol"
+  "workspaceSymbol",
+  "diagnostics"
 )
 
 /**
@@ -168,12 +169,51 @@ export const LspWorkspaceSymbolRequest = Schema.Struct({
 export type LspWorkspaceSymbolRequest = typeof LspWorkspaceSymbolRequest.Type
 
 /**
+ * How serious a diagnostic is, most serious first.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspSeverity = Schema.Literal("error", "warning", "information", "hint")
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspSeverity = typeof LspSeverity.Type
+
+/**
+ * The server's diagnostics for a file's current text on disk, at `severity` or worse (default `"warning"`:
+ * errors and warnings).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspDiagnosticsRequest = Schema.Struct({
+  operation: Schema.Literal("diagnostics"),
+  filePath: Schema.String,
+  workspaceRoot: Schema.String,
+  severity: Schema.optional(LspSeverity)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspDiagnosticsRequest = typeof LspDiagnosticsRequest.Type
+
+/**
  * A query as callers send it: the closed union of the request shapes, discriminated by `operation`.
  *
  * @since 0.1.0
  * @category models
  */
-export const LspQueryRequest = Schema.Union(LspPositionRequest, LspDocumentRequest, LspWorkspaceSymbolRequest)
+export const LspQueryRequest = Schema.Union(
+  LspPositionRequest,
+  LspDocumentRequest,
+  LspWorkspaceSymbolRequest,
+  LspDiagnosticsRequest
+)
 
 /**
  * @since 0.1.0
@@ -191,7 +231,8 @@ export type LspQueryRequest = typeof LspQueryRequest.Type
 export const LspProviderQuery = Schema.Union(
   Schema.Struct({ ...LspPositionRequest.fields, languageId: Schema.String }),
   Schema.Struct({ ...LspDocumentRequest.fields, languageId: Schema.String }),
-  Schema.Struct({ ...LspWorkspaceSymbolRequest.fields, languageId: Schema.String })
+  Schema.Struct({ ...LspWorkspaceSymbolRequest.fields, languageId: Schema.String }),
+  Schema.Struct({ ...LspDiagnosticsRequest.fields, languageId: Schema.String })
 )
 
 /**

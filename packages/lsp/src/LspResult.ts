@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { type LspOperation, LspPosition, LspRange } from "./LspQuery.js"
+import { type LspOperation, LspPosition, LspRange, LspSeverity } from "./LspQuery.js"
 
 /**
  * A place in a document: a URI (usually `file:`) and a zero-based range.
@@ -57,12 +57,14 @@ export const Incomplete = Schema.Literal(true).annotations({
  * Why an answer may be incomplete: `readiness` — the server had not finished starting up; `no-project` —
  * a cross-file answer computed without the server's project model (no `tsconfig.json`, no
  * `compile_commands.json`, …); `provider-failed` — a workspaceSymbol search merged from several providers,
- * one of which failed (the message names it and its error).
+ * one of which failed (the message names it and its error); `diagnostics-pending` — the server had not
+ * published diagnostics for the file's current text when the answer had to be given (the answer then
+ * holds none: a set for an older text is never given).
  *
  * @since 0.2.0
  * @category models
  */
-export const IncompleteReasonKind = Schema.Literal("readiness", "no-project", "provider-failed")
+export const IncompleteReasonKind = Schema.Literal("readiness", "no-project", "provider-failed", "diagnostics-pending")
 
 /**
  * @since 0.2.0
@@ -360,12 +362,61 @@ export const LspCallsResult = Schema.Struct({
 export type LspCallsResult = typeof LspCallsResult.Type
 
 /**
+ * One diagnostic: where, how serious, what. `related` marks a diagnostic of another file of the workspace
+ * that the server reported while checking the asked one (an importer broken by a changed export, say).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspDiagnostic = Schema.Struct({
+  uri: Schema.String,
+  range: LspRange,
+  severity: LspSeverity,
+  code: Schema.optional(Schema.String),
+  source: Schema.optional(Schema.String),
+  message: Schema.String,
+  related: Schema.optional(Schema.Literal(true))
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspDiagnostic = typeof LspDiagnostic.Type
+
+/**
+ * The answer to diagnostics: the asked file's first (by position), then related ones. Empty means clean
+ * only when `incomplete` is absent.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspDiagnosticsResult = Schema.Struct({
+  kind: Schema.Literal("diagnostics"),
+  diagnostics: Schema.Array(LspDiagnostic),
+  resolvedWorkspaceUri: Schema.String,
+  ...annotations
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspDiagnosticsResult = typeof LspDiagnosticsResult.Type
+
+/**
  * The closed union of answers, discriminated by `kind`.
  *
  * @since 0.1.0
  * @category models
  */
-export const LspQueryResult = Schema.Union(LspLocationsResult, LspHoverResult, LspSymbolsResult, LspCallsResult)
+export const LspQueryResult = Schema.Union(
+  LspLocationsResult,
+  LspHoverResult,
+  LspSymbolsResult,
+  LspCallsResult,
+  LspDiagnosticsResult
+)
 
 /**
  * @since 0.1.0
@@ -453,8 +504,19 @@ export const isEmpty = (result: LspQueryResult): boolean => {
       return result.symbols.length === 0
     case "calls":
       return result.calls.length === 0
+    case "diagnostics":
+      return result.diagnostics.length === 0
   }
 }
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const diagnostics = (
+  diagnostics: ReadonlyArray<LspDiagnostic>,
+  resolvedWorkspaceUri: string
+): LspDiagnosticsResult => ({ kind: "diagnostics", diagnostics, resolvedWorkspaceUri })
 
 /**
  * @since 0.2.0
@@ -493,6 +555,8 @@ export const kindOf = (operation: LspOperation): LspQueryResult["kind"] => {
     case "incomingCalls":
     case "outgoingCalls":
       return "calls"
+    case "diagnostics":
+      return "diagnostics"
     default:
       return "locations"
   }

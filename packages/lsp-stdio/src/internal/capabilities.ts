@@ -19,7 +19,9 @@ export const operations = {
   incomingCalls: { capability: "callHierarchyProvider", method: "textDocument/prepareCallHierarchy" },
   outgoingCalls: { capability: "callHierarchyProvider", method: "textDocument/prepareCallHierarchy" },
   documentSymbol: { capability: "documentSymbolProvider", method: "textDocument/documentSymbol" },
-  workspaceSymbol: { capability: "workspaceSymbolProvider", method: "workspace/symbol" }
+  workspaceSymbol: { capability: "workspaceSymbolProvider", method: "workspace/symbol" },
+  // Pulled when the server advertises it; otherwise every server may push (see diagnostics.ts).
+  diagnostics: { capability: "diagnosticProvider", method: "textDocument/diagnostic" }
 } as const satisfies Record<LspQuery.LspOperation, { readonly capability: string; readonly method: string }>
 
 /** The second request of the call hierarchy, per direction. */

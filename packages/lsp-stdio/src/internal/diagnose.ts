@@ -47,7 +47,8 @@ const supported = (
   incomingCalls: advertisedBy("incomingCalls"),
   outgoingCalls: advertisedBy("outgoingCalls"),
   documentSymbol: advertisedBy("documentSymbol"),
-  workspaceSymbol: advertisedBy("workspaceSymbol")
+  workspaceSymbol: advertisedBy("workspaceSymbol"),
+  diagnostics: advertisedBy("diagnostics")
 })
 
 const noOperations = supported(() => false)
@@ -88,11 +89,16 @@ export const diagnose = (
         const startMs = (yield* Clock.currentTimeMillis) - started
         const capabilities = instance.capabilities
         const transientOpen = opensTransiently(capabilities.textDocumentSync)
-        const operations = supported((operation) => advertised(capabilities[capabilityOf(operation)]))
+        // Diagnostics need no capability: a server that does not offer them on request may still push them.
+        const operations = supported((operation) =>
+          operation === "diagnostics" || advertised(capabilities[capabilityOf(operation)])
+        )
         return {
           ...base,
           executable,
-          usable: transientOpen && Object.values(operations).some((supported) => supported),
+          // Usable for queries: some operation beyond the diagnostics every server may push.
+          usable: transientOpen &&
+            Object.entries(operations).some(([operation, ok]) => ok && operation !== "diagnostics"),
           startMs,
           serverInfo: Option.getOrNull(instance.serverInfo),
           positionEncoding: typeof capabilities.positionEncoding === "string"

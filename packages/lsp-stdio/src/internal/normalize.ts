@@ -10,7 +10,6 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { methodOf } from "./capabilities.js"
 
-
 export const Uri = Schema.String.pipe(Schema.filter((s) => s.length > 0 || "must not be empty"))
 
 export const Location = Schema.Struct({

@@ -22,8 +22,11 @@ import { type LspError, LspError as Errors, LspExtension, LspIdentifiers, LspQue
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as NodeUrl from "node:url"
 import { advertised, capabilityOf, isCrossFile, opensTransiently } from "./capabilities.js"
+import * as Diagnostics from "./diagnostics.js"
 import { isTransportFailure } from "./failures.js"
 import type { FileServices } from "./fileAccess.js"
 import type * as Permits from "./permits.js"
@@ -36,7 +39,7 @@ import type * as ServerInstance from "./serverInstance.js"
 import * as ServerKey from "./serverKey.js"
 import type { Servers } from "./servers.js"
 import { linesOf, locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
-import { resolveWorkspaceWith, type Workspace } from "./workspace.js"
+import { isInside, resolveWorkspaceWith, type Workspace } from "./workspace.js"
 import * as WorkspaceFiles from "./workspaceFiles.js"
 
 export interface Dependencies {
@@ -68,6 +71,16 @@ const releaseLease = (held: Held) => {
   release?.()
 }
 
+/** Whether a `file:` URI names a path inside `workspace` (other URIs never do). */
+const isInsideUri = (services: FileServices, workspace: Workspace, uri: string): boolean => {
+  if (!uri.startsWith("file:")) return false
+  try {
+    return isInside(services.path, workspace.path, NodeUrl.fileURLToPath(uri))
+  } catch {
+    return false
+  }
+}
+
 /** Step 5: the operation's capability, and documents that can be opened on request. */
 const checkSupport = (
   spec: ServerInstance.ServerSpec,
@@ -75,7 +88,8 @@ const checkSupport = (
   operation: LspQuery.LspOperation
 ): Effect.Effect<void, LspError.LspError> => {
   const capability = capabilityOf(operation)
-  if (!advertised(instance.capabilities[capability])) {
+  // Diagnostics are pulled where the server offers them, and otherwise waited for as it pushes them.
+  if (operation !== "diagnostics" && !advertised(instance.capabilities[capability])) {
     return Errors.unsupportedOperation(
       `The "${spec.providerId}" language server does not support ${operation} (it does not advertise ` +
         `${capability}).`,
@@ -116,7 +130,8 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
           languageId: query.languageId,
           maxDocumentBytes: spec.config.maxDocumentBytes,
           maxDocuments: spec.config.maxRetainedDocuments,
-          sync: instance.capabilities.textDocumentSync
+          sync: instance.capabilities.textDocumentSync,
+          onSent: instance.diagnostics.markSent
         })
       }
       const text = (source ?? (yield* read)).text
@@ -127,6 +142,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
           textDocument: { uri: location.uri, languageId: query.languageId, version: 1, text }
         }).pipe(Effect.zipRight(Effect.sync(() => {
           held.document = { instance, uri: location.uri }
+          instance.diagnostics.markSent(location.uri)
         })))
       )
     })
@@ -146,10 +162,25 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       })
       return yield* Effect.gen(function*() {
         yield* checkSupport(spec, instance, query.operation)
+        const startedAt = instance.diagnostics.sequence()
         yield* syncDocument(spec, instance, query, key.workspace, location, source, held)
         const settled = instance.readiness.isSettled() ||
           (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
-        const result = yield* Requests.ask(instance, query, location.uri)
+        const result = query.operation === "diagnostics"
+          ? yield* Diagnostics.collect(instance, {
+            uri: location.uri,
+            version: spec.config.documentSync === "retained"
+              ? (yield* Ref.get(instance.retained)).get(location.uri)?.version ?? 1
+              : 1,
+            sentAt: instance.diagnostics.sentAt(location.uri),
+            startedAt
+          }, {
+            threshold: query.severity ?? "warning",
+            wait: spec.config.diagnosticsWait,
+            untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
+            inWorkspace: (uri) => isInsideUri(services, key.workspace, uri)
+          })
+          : yield* Requests.ask(instance, query, location.uri)
         return settled ? result : LspResult.markIncomplete(result)
       }).pipe(
         Effect.catchIf(isTransportFailure, (error) =>

@@ -107,11 +107,17 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
  * the request itself could not finish before the caller's published deadline (a quarter of what is left, at
  * most 2 s, is kept for it).
  */
-export const deadlineFor = (rule: Readiness): Effect.Effect<number> =>
+export const deadlineFor = (rule: Readiness): Effect.Effect<number> => deadlineWithin(rule.maxWaitMs)
+
+/**
+ * Until when a query may wait for something of the server's: `maxWaitMs` from now, and never so close to the
+ * caller's published deadline that the answer could not be given in time (see `deadlineFor`).
+ */
+export const deadlineWithin = (maxWaitMs: number): Effect.Effect<number> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const deadline = yield* FiberRef.get(LspDeadline.current)
-    const byRule = now + rule.maxWaitMs
+    const byRule = now + maxWaitMs
     return Option.match(deadline, {
       onNone: () => byRule,
       onSome: (d) => Math.min(byRule, d - Math.min(2_000, Math.max(0, d - now) / 4))

@@ -3,7 +3,8 @@
  * prepare step and then one request per prepared item for the call hierarchy. Every request is a
  * `Connection.request`, so interrupting any of them sends `$/cancelRequest` for it.
  */
-import { type LspError, LspQuery, LspResult } from "@lsp-seam/lsp"
+import type { LspQuery } from "@lsp-seam/lsp"
+import { type LspError, LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import { callsMethod, methodOf, requestParams } from "./capabilities.js"
 import { normalizeHover, normalizeLocations } from "./normalize.js"
@@ -42,7 +43,8 @@ const calls = (
  */
 export const ask = (
   instance: ServerInstance.ServerInstance,
-  query: LspQuery.LspProviderQuery,
+  // Diagnostics are not one request but a wait on what the server pushes: see diagnostics.ts.
+  query: Exclude<LspQuery.LspProviderQuery, { readonly operation: "diagnostics" }>,
   uri: string
 ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> => {
   const workspaceUri = instance.workspace.uri

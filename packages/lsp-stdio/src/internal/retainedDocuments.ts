@@ -116,7 +116,8 @@ const refreshOthers = (
   workspace: Workspace,
   maxDocumentBytes: number,
   except: string,
-  canChange: boolean
+  canChange: boolean,
+  onSent: (uri: string) => void
 ): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
     for (const document of (yield* Ref.get(set)).values()) {
@@ -134,9 +135,13 @@ const refreshOthers = (
       const updated = hash === document.hash
         ? { ...document, ...readState(source.value) }
         : { ...document, ...readState(source.value), hash, version: document.version + 1 }
+      const changed = updated.version !== document.version
       yield* sendAndRecord(
-        updated.version !== document.version ? change(connection, updated, source.value.text, canChange) : Effect.void,
-        Ref.update(set, (map) => new Map(map).set(document.uri, updated))
+        changed ? change(connection, updated, source.value.text, canChange) : Effect.void,
+        Effect.zipRight(
+          Ref.update(set, (map) => new Map(map).set(document.uri, updated)),
+          Effect.sync(() => changed && onSent(document.uri))
+        )
       )
     }
   })
@@ -194,11 +199,14 @@ export const prepare = (
     readonly maxDocuments: number
     /** The server's textDocumentSync capability. */
     readonly sync: unknown
+    /** Told the URI of every document whose text this call sends (opened or changed), as it is queued. */
+    readonly onSent?: (uri: string) => void
   }
 ): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
     const { location } = options
     const canChange = acceptsChanges(options.sync)
+    const onSent = options.onSent ?? (() => {})
     yield* refreshOthers(
       services,
       set,
@@ -206,11 +214,13 @@ export const prepare = (
       options.workspace,
       options.maxDocumentBytes,
       location.uri,
-      canChange
+      canChange,
+      onSent
     )
     const held = (yield* Ref.get(set)).get(location.uri)
     let current: RetainedDocument
     let send: Effect.Effect<void, LspError.LspError> = Effect.void
+    let sent = false
     // A text the caller has read is never ignored: it may be newer than what its stat shows.
     if (options.source === undefined && held !== undefined && unchangedOnDisk(held, location)) {
       current = held
@@ -223,9 +233,11 @@ export const prepare = (
         send = connection.post("textDocument/didOpen", {
           textDocument: { uri: source.uri, languageId: options.languageId, version: 1, text: source.text }
         })
+        sent = true
       } else if (held.hash !== hash) {
         current = { ...held, ...disk, hash, version: held.version + 1 }
         send = change(connection, current, source.text, canChange)
+        sent = true
       } else {
         current = { ...held, ...disk }
       }
@@ -236,6 +248,6 @@ export const prepare = (
     for (const document of overflow) ordered.delete(document.uri)
     yield* sendAndRecord(
       Effect.zipRight(send, Effect.forEach(overflow, (document) => close(connection, document), { discard: true })),
-      Ref.set(set, ordered)
+      Effect.zipRight(Ref.set(set, ordered), Effect.sync(() => sent && onSent(location.uri)))
     )
   })

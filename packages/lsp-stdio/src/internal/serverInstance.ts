@@ -16,6 +16,7 @@ import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
 import type { ServerConfig } from "../StdioConfig.js"
+import * as DiagnosticsStore from "./diagnosticsStore.js"
 import type { ProcessWorld } from "./processWorld.js"
 import * as Readiness from "./readiness.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
@@ -39,6 +40,8 @@ export interface ServerInstance {
   readonly capabilities: ServerCapabilities
   /** Documents kept open between queries (documentSync "retained"); empty for a fresh instance. */
   readonly retained: RetainedDocuments.RetainedSet
+  /** The diagnostics the server has pushed, per document. */
+  readonly diagnostics: DiagnosticsStore.DiagnosticsStore
   /** Whether the server's startup work (progress, a quiet period) has settled. */
   readonly readiness: Readiness.ReadinessTracker
   /** What the server said about itself, when it said something well-formed. */
@@ -59,7 +62,8 @@ export const ServerCapabilities = Schema.Struct({
   typeDefinitionProvider: Schema.optional(Schema.Unknown),
   callHierarchyProvider: Schema.optional(Schema.Unknown),
   documentSymbolProvider: Schema.optional(Schema.Unknown),
-  workspaceSymbolProvider: Schema.optional(Schema.Unknown)
+  workspaceSymbolProvider: Schema.optional(Schema.Unknown),
+  diagnosticProvider: Schema.optional(Schema.Unknown)
 })
 
 export type ServerCapabilities = typeof ServerCapabilities.Type
@@ -92,7 +96,10 @@ export const clientCapabilities = {
     references: { dynamicRegistration: false },
     typeDefinition: { dynamicRegistration: false, linkSupport: true },
     callHierarchy: { dynamicRegistration: false },
-    documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds }
+    documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds },
+    // Versions let a query tell a set computed for the text it synced from one for an older text.
+    publishDiagnostics: { relatedInformation: false, versionSupport: true },
+    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: true }
   }
 } as const
 
@@ -144,6 +151,7 @@ export const start = (
     yield* world.watch(child.pid)
     const stderr = yield* StderrTail.make(config.maxStderrBytes)
     const readiness = yield* Readiness.make(config.readiness)
+    const diagnostics = DiagnosticsStore.make(yield* Effect.clock)
     yield* child.stderr.pipe(Stream.runForEach(stderr.append), Effect.ignore, Effect.forkScoped)
 
     const exitInfo = yield* Deferred.make<ExitInfo>()
@@ -177,7 +185,10 @@ export const start = (
       configuration: config.configuration,
       cancelGrace: config.killGraceMs,
       onNotification: (method, params) =>
-        Effect.zipRight(readiness.observe(method, params), hooks.onNotification?.(method, params) ?? Effect.void),
+        readiness.observe(method, params).pipe(
+          Effect.zipRight(diagnostics.observe(method, params)),
+          Effect.zipRight(hooks.onNotification?.(method, params) ?? Effect.void)
+        ),
       // The process usually exits right after closing its output; give it a moment to report how.
       describeEnd: exitError.pipe(
         Effect.timeoutTo({
@@ -267,6 +278,7 @@ export const start = (
       connection,
       capabilities,
       readiness,
+      diagnostics,
       retained: yield* RetainedDocuments.makeSet,
       serverInfo: Schema.decodeUnknownOption(ServerInfo)(decoded.right.serverInfo),
       exited: Effect.asVoid(Deferred.await(exitInfo)),

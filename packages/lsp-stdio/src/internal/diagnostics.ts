@@ -1,0 +1,133 @@
+/**
+ * The diagnostics of a file's current text: pulled (`textDocument/diagnostic`) from servers that offer it,
+ * otherwise the set the server pushes for the text just synced — matched by document version when the
+ * server says which, else the first set published after the sync — followed by a short quiet period for
+ * servers that publish in phases. A set for an older text is never given: when the wait runs out, the answer
+ * holds none and is flagged `diagnostics-pending`.
+ */
+import { type LspError, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { DiagnosticsWait } from "../StdioConfig.js"
+import { advertised } from "./capabilities.js"
+import type { PublishedSet } from "./diagnosticsStore.js"
+import { normalizeItems, normalizeReport } from "./normalizeDiagnostics.js"
+import type * as ServerInstance from "./serverInstance.js"
+
+/** How many diagnostics of other files one answer carries at most. */
+export const maxRelated = 100
+
+const rank: Record<LspQuery.LspSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 }
+
+/** The asked file's diagnostics by severity then position, then related ones by file, severity, position. */
+const ordered = (
+  own: ReadonlyArray<LspResult.LspDiagnostic>,
+  related: ReadonlyArray<LspResult.LspDiagnostic>,
+  threshold: LspQuery.LspSeverity
+): ReadonlyArray<LspResult.LspDiagnostic> => {
+  const keep = (d: LspResult.LspDiagnostic) => rank[d.severity] <= rank[threshold]
+  const byPosition = (a: LspResult.LspDiagnostic, b: LspResult.LspDiagnostic) =>
+    rank[a.severity] - rank[b.severity] || a.range.start.line - b.range.start.line ||
+    a.range.start.character - b.range.start.character
+  return [
+    ...own.filter(keep).sort(byPosition),
+    ...related.filter(keep).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : byPosition(a, b))).slice(
+      0,
+      maxRelated
+    )
+  ]
+}
+
+export interface Synced {
+  readonly uri: string
+  /** The document version the server now holds. */
+  readonly version: number
+  /** The diagnostics store's sequence when this document's text was last sent (0 if never). */
+  readonly sentAt: number
+  /** The store's sequence when the query began: publications after it are this query's. */
+  readonly startedAt: number
+}
+
+/** Whether a published set was computed for the synced text. */
+const matches = (set: PublishedSet | undefined, synced: Synced): set is PublishedSet =>
+  set !== undefined && (set.version !== undefined ? set.version === synced.version : set.sequence > synced.sentAt)
+
+/** Waits for the next publication or until `untilMillis`; false when the time ran out. */
+const nextPublication = (instance: ServerInstance.ServerInstance, untilMillis: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    now >= untilMillis ? Effect.succeed(false) : Effect.raceFirst(
+      Effect.as(instance.diagnostics.changed(), true),
+      Effect.as(Effect.sleep(untilMillis - now), false)
+    ))
+
+/** Pushed diagnostics for the synced text: the matching set after a quiet period, or none in time. */
+const pushed = (instance: ServerInstance.ServerInstance, synced: Synced, untilMillis: number, quietMs: number) =>
+  Effect.gen(function*() {
+    const store = instance.diagnostics
+    // A set that already matches and came before this query (a held document, unchanged) is the answer.
+    const held = store.get(synced.uri)
+    if (matches(held, synced) && held.sequence <= synced.startedAt) return held
+    while (!matches(store.get(synced.uri), synced)) {
+      if (!(yield* nextPublication(instance, untilMillis))) return undefined
+    }
+    // Quiet: no further set for this document for quietMs (some servers publish in phases), or time is up.
+    let latest = store.get(synced.uri)!
+    while (true) {
+      const more = yield* nextPublication(instance, Math.min(untilMillis, latest.at + quietMs))
+      const now = store.get(synced.uri)
+      if (now === undefined || !matches(now, synced)) return latest
+      if (now.sequence !== latest.sequence) {
+        latest = now
+        continue
+      }
+      // Nothing new for this document: quiet (or out of time) unless another document's set woke us.
+      if (!more) return latest
+    }
+  })
+
+const pending = (workspaceUri: string, waitedMs: number): LspResult.LspDiagnosticsResult =>
+  LspResult.markIncomplete(LspResult.diagnostics([], workspaceUri), {
+    reason: "diagnostics-pending",
+    message: `The language server published no diagnostics for the file's current text within ${
+      Math.round(waitedMs)
+    } ms, so none are shown: this is not a clean result. Ask again in a moment.`
+  })
+
+/**
+ * The diagnostics of the synced document at `threshold` or worse, with related ones of other workspace
+ * files (`inWorkspace`) the server reported during this query.
+ */
+export const collect = (
+  instance: ServerInstance.ServerInstance,
+  synced: Synced,
+  options: {
+    readonly threshold: LspQuery.LspSeverity
+    readonly wait: DiagnosticsWait
+    readonly untilMillis: number
+    readonly inWorkspace: (uri: string) => boolean
+  }
+): Effect.Effect<LspResult.LspDiagnosticsResult, LspError.LspError> =>
+  Effect.gen(function*() {
+    const workspaceUri = instance.workspace.uri
+    if (advertised(instance.capabilities.diagnosticProvider)) {
+      const raw = yield* instance.connection.request("textDocument/diagnostic", { textDocument: { uri: synced.uri } })
+      const report = yield* normalizeReport(raw, synced.uri)
+      return LspResult.diagnostics(
+        ordered(report.own, report.related.filter((d) => options.inWorkspace(d.uri)), options.threshold),
+        workspaceUri
+      )
+    }
+    const started = yield* Clock.currentTimeMillis
+    const set = yield* pushed(instance, synced, options.untilMillis, options.wait.quietMs)
+    if (set === undefined) return pending(workspaceUri, (yield* Clock.currentTimeMillis) - started)
+    const own = yield* normalizeItems(synced.uri, set.diagnostics, "", false)
+    const related: Array<LspResult.LspDiagnostic> = []
+    for (const other of instance.diagnostics.since(synced.startedAt)) {
+      if (other.uri === synced.uri || !options.inWorkspace(other.uri)) continue
+      const items = normalizeItems(other.uri, other.diagnostics, "", true)
+      // Another file's malformed set must not spoil this file's answer.
+      if (Either.isRight(items)) related.push(...items.right)
+    }
+    return LspResult.diagnostics(ordered(own, related, options.threshold), workspaceUri)
+  })

@@ -1,0 +1,274 @@
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { LspDeadline, type LspResult, LspService } from "@lsp-seam/lsp"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schema, Scope, TestClock } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodePath_ from "node:path"
+import { pathToFileURL } from "node:url"
+import * as Framing from "../src/Framing.js"
+import * as LspStdio from "../src/LspStdio.js"
+import * as Testing from "../src/testing.js"
+import { makeWorkspace } from "./support/fakeHost.js"
+
+// The diagnostics wait on the Effect clock: a fake server pushes (or pulls) what each test scripts, and only
+// TestClock moves time.
+
+const range = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 1 } })
+const diagnostic = (line: number, message: string, severity = 1) => ({
+  range: range(line),
+  message,
+  severity,
+  source: "fake"
+})
+
+const Asked = Schema.Struct({ textDocument: Schema.Struct({ uri: Schema.String }) })
+const Opened = Schema.Struct({ textDocument: Schema.Struct({ uri: Schema.String, version: Schema.Number }) })
+
+/** Lets every fiber that can run do so; the host reads real files, so the event loop turns too. */
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 5; i++) {
+    yield* Effect.async<void>((resume) => {
+      setImmediate(() => resume(Effect.void))
+    })
+    yield* Effect.yieldNow()
+  }
+})
+
+type Publish = (uri: string, version: number | undefined, diagnostics: ReadonlyArray<unknown>) => Effect.Effect<void>
+
+/**
+ * A host over one fake server; `onSync` runs for every didOpen/didChange the server receives, with a way to
+ * publish. `documentSync` defaults to retained.
+ */
+const setup = (
+  onSync: (uri: string, version: number, publish: Publish) => Effect.Effect<void>,
+  options: {
+    readonly documentSync?: "retained" | "transient"
+    readonly capabilities?: unknown
+    readonly handlers?: Testing.FakeHandlers
+  } = {}
+) =>
+  Effect.gen(function*() {
+    const workspace = yield* makeWorkspace({ "main.fake": "let x = 1\n", "other.fake": "y\n" })
+    const syncs = yield* Ref.make(0)
+    const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
+    const program = (process: Testing.MemoryProcess) => {
+      const publish: Publish = (uri, version, diagnostics) =>
+        process.writeStdout(Framing.encode({
+          jsonrpc: "2.0",
+          method: "textDocument/publishDiagnostics",
+          params: version === undefined ? { uri, diagnostics } : { uri, version, diagnostics }
+        }))
+      return Testing.fakeLanguageServer({
+        capabilities: options.capabilities ?? { textDocumentSync: 1, hoverProvider: true },
+        handlers: options.handlers ?? {},
+        onNotification: (method, params) => {
+          if (method !== "textDocument/didOpen" && method !== "textDocument/didChange") return Effect.void
+          const { textDocument } = Schema.decodeUnknownSync(Opened)(params)
+          return Effect.forkDaemon(onSync(textDocument.uri, textDocument.version, publish)).pipe(
+            Effect.zipRight(Ref.update(syncs, (n) => n + 1))
+          )
+        }
+      })(process)
+    }
+    const context = yield* Layer.buildWithScope(
+      LspStdio.layer({
+        servers: {
+          mem: {
+            command: process.execPath,
+            args: ["fake"],
+            extensionToLanguage: { fake: "fake" },
+            documentSync: options.documentSync ?? "retained",
+            readiness: { quietMs: 0, progress: false, maxWaitMs: 0 },
+            diagnosticsWait: { quietMs: 100, maxWaitMs: 2_000 },
+            shutdownTimeoutMs: 1_000,
+            killGraceMs: 500
+          }
+        }
+      }, { local: false }).pipe(
+        Layer.provideMerge(LspService.layer),
+        Layer.provide(Layer.mergeAll(Testing.layerMemoryExecutor(() => program), NodeFileSystem.layer, NodePath.layer))
+      ),
+      scope
+    )
+    const uri = (file: string) => pathToFileURL(`${workspace}/${file}`).href
+    const ask = (severity?: "error" | "warning" | "information" | "hint") =>
+      Effect.provide(
+        LspService.query({
+          operation: "diagnostics",
+          filePath: "main.fake",
+          workspaceRoot: workspace,
+          ...(severity === undefined ? {} : { severity })
+        }),
+        context
+      )
+    const write = (text: string) => NodeFs.writeFileSync(NodePath_.join(workspace, "main.fake"), text)
+    /** Waits (without moving the clock) until the server has received `n` document syncs, then settles. */
+    const synced = (n: number) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 1_000 && (yield* Ref.get(syncs)) < n; i++) yield* settle
+        assert.isAtLeast(yield* Ref.get(syncs), n, "the document was never synced")
+        yield* settle
+      })
+    return { ask, synced, uri, write }
+  })
+
+const messages = (result: LspResult.LspQueryResult) =>
+  result.kind === "diagnostics"
+    ? result.diagnostics.map((d) => `${d.related === true ? "related " : ""}${d.message}`)
+    : []
+
+describe("LspStdio diagnostics (pushed, TestClock)", () => {
+  it.scoped("a set for an older version is ignored; the one for the synced version is the answer", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* setup((uri, version, publish) =>
+        Effect.gen(function*() {
+          // First a stale set (for a version before this one), later the right one.
+          yield* publish(uri, version - 1, [diagnostic(0, "stale")])
+          yield* Effect.sleep(500)
+          yield* publish(uri, version, [diagnostic(0, "current")])
+        })
+      )
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(499)
+      yield* settle
+      assert.isNull(Option.getOrNull(yield* Fiber.poll(fiber)), "the stale set is no answer")
+      yield* TestClock.adjust(1)
+      yield* settle
+      yield* TestClock.adjust(100)
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(messages(result), ["current"])
+      assert.isUndefined(result.incomplete)
+    }))
+
+  it.scoped("a set that never comes ends in diagnostics-pending inside the budget, never a clean answer", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* setup(() => Effect.void)
+      const fiber = yield* Effect.fork(ask().pipe(LspDeadline.within(1_000)))
+      yield* synced(1)
+      // The caller's 1 s budget keeps a quarter (250 ms) for the answer: the wait ends at 750 ms.
+      yield* TestClock.adjust(749)
+      yield* settle
+      assert.isNull(Option.getOrNull(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust(1)
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(messages(result), [])
+      assert.isTrue(result.incomplete)
+      assert.deepStrictEqual(result.incompleteReasons?.map((r) => r.reason), ["diagnostics-pending"])
+    }))
+
+  it.scoped("versionless sets: the first after the sync, then a quiet period for later phases", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* setup((uri, _version, publish) =>
+        Effect.gen(function*() {
+          yield* Effect.sleep(10)
+          yield* publish(uri, undefined, [diagnostic(0, "syntax")])
+          yield* Effect.sleep(50)
+          yield* publish(uri, undefined, [diagnostic(0, "syntax"), diagnostic(0, "semantic")])
+        })
+      )
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(10)
+      yield* settle
+      yield* TestClock.adjust(50)
+      yield* settle
+      yield* TestClock.adjust(99)
+      yield* settle
+      assert.isNull(Option.getOrNull(yield* Fiber.poll(fiber)), "still inside the quiet period after the second set")
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(messages(yield* Fiber.join(fiber)), ["syntax", "semantic"])
+    }))
+
+  it.scoped("a held document unchanged on disk is answered at once from the set already published for it", () =>
+    Effect.gen(function*() {
+      const syncs = yield* Ref.make(0)
+      const { ask, synced, write } = yield* setup((uri, version, publish) =>
+        Effect.zipRight(Ref.update(syncs, (n) => n + 1), publish(uri, version, [diagnostic(0, `v${version}`)]))
+      )
+      const first = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(first)), ["v1"])
+      // No time passes and nothing is sent: the held set is for the held text.
+      const again = yield* Effect.fork(ask())
+      let answered = yield* Fiber.poll(again)
+      for (let i = 0; i < 200 && Option.isNone(answered); i++) {
+        yield* settle
+        answered = yield* Fiber.poll(again)
+      }
+      assert.isTrue(Option.isSome(answered), "answered without waiting")
+      assert.strictEqual(yield* Ref.get(syncs), 1)
+      // Fix the file: its new text is sent and only the set for that version answers.
+      write("let x = 2 // a different size\n")
+      const fixed = yield* Effect.fork(ask())
+      yield* synced(2)
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(fixed)), ["v2"])
+    }))
+
+  it.scoped("the severity threshold; other workspace files published meanwhile are related", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* setup((uri, version, publish) =>
+        Effect.gen(function*() {
+          yield* publish(uri.replace("main.fake", "other.fake"), undefined, [diagnostic(3, "importer broke")])
+          yield* publish("file:///elsewhere/x.fake", undefined, [diagnostic(0, "outside the workspace")])
+          yield* publish(uri, version, [
+            diagnostic(2, "a hint", 4),
+            diagnostic(1, "a warning", 2),
+            diagnostic(5, "an error")
+          ])
+        })
+      )
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(fiber)), ["an error", "a warning", "related importer broke"])
+      const all = yield* Effect.fork(ask("hint"))
+      yield* settle
+      assert.deepStrictEqual(messages(yield* Fiber.join(all)).slice(0, 3), ["an error", "a warning", "a hint"])
+    }))
+})
+
+describe("LspStdio diagnostics (pulled, TestClock)", () => {
+  it.scoped("a server with diagnosticProvider is asked; an interrupted pull is cancelled and the server stays usable", () =>
+    Effect.gen(function*() {
+      const pulls = yield* Ref.make(0)
+      const cancelled = yield* Deferred.make<void>()
+      const { ask, synced } = yield* setup(() => Effect.void, {
+        capabilities: {
+          textDocumentSync: 1,
+          diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false }
+        },
+        handlers: {
+          "textDocument/diagnostic": (request) =>
+            Effect.gen(function*() {
+              const n = yield* Ref.updateAndGet(pulls, (k) => k + 1)
+              if (n === 1) {
+                yield* request.cancelled
+                yield* Deferred.succeed(cancelled, undefined)
+                return Testing.error(-32800, "cancelled")
+              }
+              return Testing.result({
+                kind: "full",
+                items: [diagnostic(0, "pulled")],
+                relatedDocuments: {
+                  [Schema.decodeUnknownSync(Asked)(request.params).textDocument.uri.replace("main.fake", "other.fake")]:
+                    {
+                      kind: "full",
+                      items: [diagnostic(1, "related pull")]
+                    }
+                }
+              })
+            })
+        }
+      })
+      const first = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* Fiber.interrupt(first)
+      yield* Deferred.await(cancelled)
+      const result = yield* ask()
+      assert.deepStrictEqual(messages(result), ["pulled", "related related pull"])
+    }))
+})
