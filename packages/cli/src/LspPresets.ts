@@ -88,8 +88,10 @@ export const typescript: Preset = {
       disableAutomaticTypingAcquisition: true,
       preferences: { includePackageJsonAutoImports: "off" }
     },
-    // Without one, tsserver puts each opened file in a project of its own: references stay in that file.
-    projectMarkers: ["tsconfig.json", "jsconfig.json"]
+    // Without one, tsserver knows only the files it has open: references stay in the queried file. In a small
+    // workspace the host opens the others instead (measured: 100 loose files cost a first query ~2 s more).
+    projectMarkers: ["tsconfig.json", "jsconfig.json"],
+    looseFiles: { maxFiles: 100, maxBytes: 2_000_000 }
   }
 }
 

@@ -137,6 +137,26 @@ export const DiagnosticsWait = Schema.Struct({
 export type DiagnosticsWait = typeof DiagnosticsWait.Type
 
 /**
+ * For servers that need a project model (see `projectMarkers`): when no marker governs a queried file,
+ * cross-file queries first open the workspace's files of this server (at most `maxFiles`, `maxBytes` in all),
+ * so that the server sees them and the answer is complete; beyond that bound the answer is flagged
+ * no-project. Needs documentSync "retained" (the files stay open and in step with the disk).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LooseFiles = Schema.Struct({
+  maxFiles: Schema.Int.pipe(Schema.between(1, 10_000)).annotations({ description: "an integer from 1 to 10000" }),
+  maxBytes: ByteCap
+}).annotations({ identifier: "LooseFiles", title: "an object like { \"maxFiles\": 100, \"maxBytes\": 2000000 }" })
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LooseFiles = typeof LooseFiles.Type
+
+/**
  * How documents are kept in sync: `transient` opens and closes the document around every query;
  * `retained` keeps documents open between queries and brings them up to date with the disk first.
  *
@@ -213,6 +233,13 @@ export const ServerConfig = Schema.Struct({
     progress: true,
     maxWaitMs: 15_000
   }),
+  looseFiles: field(
+    Schema.NullOr(LooseFiles),
+    "When no project marker governs a queried file, cross-file queries first open up to maxFiles of the " +
+      "workspace's files (maxBytes in all) so the answer covers them; beyond that they are flagged no-project. " +
+      "null: never.",
+    null
+  ),
   diagnosticsWait: field(
     DiagnosticsWait,
     "How long a diagnostics query waits for diagnostics the server pushes.",

@@ -41,8 +41,12 @@ const typescript: StdioConfig.ServerConfig.Encoded = {
     disableAutomaticTypingAcquisition: true,
     preferences: { includePackageJsonAutoImports: "off" }
   },
-  projectMarkers: ["tsconfig.json", "jsconfig.json"]
+  projectMarkers: ["tsconfig.json", "jsconfig.json"],
+  looseFiles: { maxFiles: 100, maxBytes: 2_000_000 }
 }
+
+/** The same server where the host does not open a project-less workspace's files: answers are only flagged. */
+const typescriptFlagOnly: StdioConfig.ServerConfig.Encoded = { ...typescript, looseFiles: null }
 
 const python: StdioConfig.ServerConfig.Encoded = {
   command: process.execPath,
@@ -176,7 +180,7 @@ describe("no-project: typescript-language-server", () => {
     "JavaScript without jsconfig.json: the declaration only, flagged no-project",
     () =>
       Effect.gen(function*() {
-        const { places, query } = yield* host({ typescript }, jsFiles)
+        const { places, query } = yield* host({ typescript: typescriptFlagOnly }, jsFiles)
         const result = right(yield* query("findReferences", "m.js", 0, 16))
         assert.deepStrictEqual(places(result), [["m.js", 0, 16]])
         assertNoProject(result, ["tsconfig.json", "jsconfig.json"])
@@ -188,10 +192,36 @@ describe("no-project: typescript-language-server", () => {
     "TypeScript without tsconfig.json: the declaration only, flagged no-project",
     () =>
       Effect.gen(function*() {
-        const { places, query } = yield* host({ typescript }, tsFiles)
+        const { places, query } = yield* host({ typescript: typescriptFlagOnly }, tsFiles)
         const result = right(yield* query("findReferences", "m.ts", 0, 16))
         assert.deepStrictEqual(places(result), [["m.ts", 0, 16]])
         assertNoProject(result, ["tsconfig.json", "jsconfig.json"])
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "JavaScript without jsconfig.json, the workspace's files opened first (looseFiles): every use, not flagged",
+    () =>
+      Effect.gen(function*() {
+        const { places, query } = yield* host({ typescript }, jsFiles)
+        const result = right(yield* query("findReferences", "m.js", 0, 16))
+        assert.deepStrictEqual(places(result), [["m.js", 0, 16], ["u.js", 0, 9], ["u.js", 0, 30]])
+        assertComplete(result)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "TypeScript without tsconfig.json, more files than looseFiles allows: flagged, saying the bound",
+    () =>
+      Effect.gen(function*() {
+        const { places, query } = yield* host({
+          typescript: { ...typescript, looseFiles: { maxFiles: 1, maxBytes: 2_000_000 } }
+        }, tsFiles)
+        const result = right(yield* query("findReferences", "m.ts", 0, 16))
+        assert.deepStrictEqual(places(result), [["m.ts", 0, 16]])
+        assertNoProject(result, ["tsconfig.json", "more than 1"])
       }),
     timeout
   )

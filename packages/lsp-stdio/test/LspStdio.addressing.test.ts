@@ -4,6 +4,7 @@ import { type LspError, LspService } from "@lsp-seam/lsp"
 import { Effect, Either, Exit, Layer, Ref, Schema, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath_ from "node:path"
+import { pathToFileURL } from "node:url"
 import * as LspStdio from "../src/LspStdio.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
@@ -14,13 +15,24 @@ import { makeWorkspace } from "./support/fakeHost.js"
 const Position = Schema.Struct({ line: Schema.Number, character: Schema.Number })
 const AtParams = Schema.Struct({ position: Position })
 
-const echoing = (starts: Ref.Ref<number>, asked: Ref.Ref<ReadonlyArray<typeof Position.Type>>, empty: boolean) =>
+const Opened = Schema.Struct({ textDocument: Schema.Struct({ uri: Schema.String }) })
+
+const echoing = (
+  starts: Ref.Ref<number>,
+  asked: Ref.Ref<ReadonlyArray<typeof Position.Type>>,
+  empty: boolean,
+  opened: Ref.Ref<ReadonlyArray<string>>
+) =>
 (
   process: Testing.MemoryProcess
 ) =>
   Effect.zipRight(
     Ref.update(starts, (n) => n + 1),
     Testing.fakeLanguageServer({
+      onNotification: (method, params) =>
+        method === "textDocument/didOpen"
+          ? Ref.update(opened, (all) => [...all, Schema.decodeUnknownSync(Opened)(params).textDocument.uri])
+          : Effect.void,
       handlers: {
         "textDocument/definition": (request) =>
           Effect.gen(function*() {
@@ -48,7 +60,8 @@ const setup = (
   documentSync: "retained" | "transient",
   empty = false,
   projectMarkers: ReadonlyArray<string> = [],
-  files: Record<string, string> = {}
+  files: Record<string, string> = {},
+  looseFiles: { readonly maxFiles: number; readonly maxBytes: number } | null = null
 ) =>
   Effect.gen(function*() {
     const workspace = yield* makeWorkspace({ "main.fake": text, ...files })
@@ -58,6 +71,7 @@ const setup = (
     NodeFs.utimesSync(NodePath_.join(workspace, "main.fake"), longAgo, longAgo)
     const starts = yield* Ref.make(0)
     const asked = yield* Ref.make<ReadonlyArray<typeof Position.Type>>([])
+    const opened = yield* Ref.make<ReadonlyArray<string>>([])
     const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(
       LspStdio.layer({
@@ -68,13 +82,14 @@ const setup = (
             extensionToLanguage: { fake: "fake" },
             documentSync,
             projectMarkers,
+            looseFiles,
             readiness: { quietMs: 1, progress: false, maxWaitMs: 1 }
           }
         }
       }, { local: false }).pipe(
         Layer.provideMerge(LspService.layer),
         Layer.provide(Layer.mergeAll(
-          Testing.layerMemoryExecutor(() => echoing(starts, asked, empty)),
+          Testing.layerMemoryExecutor(() => echoing(starts, asked, empty, opened)),
           NodeFileSystem.layer,
           NodePath.layer
         ))
@@ -98,7 +113,7 @@ const setup = (
         }),
         context
       ).pipe(Effect.either)
-    return { asked, query, starts, workspace }
+    return { asked, opened, query, starts, workspace }
   })
 
 const right = <A>(either: Either.Either<A, LspError.LspError>): A => {
@@ -238,6 +253,40 @@ for (const documentSync of ["retained", "transient"] as const) {
         NodeFs.mkdirSync(NodePath_.join(workspace, "lib", "proj.json"))
         assert.isUndefined(right(yield* query("findReferences", 0, 0, undefined, "pkg/src/deep.fake")).incomplete)
         assert.isTrue(right(yield* query("findReferences", 0, 0, undefined, "lib/other.fake")).incomplete)
+      }))
+
+    it.scopedLive("without a project, a small workspace's files are opened first instead of flagging the answer", () =>
+      Effect.gen(function*() {
+        const { opened, query, workspace } = yield* setup(documentSync, false, ["proj.json"], {
+          "lib/a.fake": "a\n",
+          "b.fake": "b\n",
+          "notes.txt": "not a source of this server\n"
+        }, { maxFiles: 3, maxBytes: 1_000_000 })
+        const result = right(yield* query("findReferences", 0, 6))
+        const uri = (file: string) => pathToFileURL(NodePath_.join(workspace, file)).href
+        if (documentSync === "retained") {
+          assert.isUndefined(result.incomplete, JSON.stringify(result.incompleteReasons))
+          assert.sameMembers([...(yield* Ref.get(opened))], [uri("main.fake"), uri("b.fake"), uri("lib/a.fake")])
+          // Opened once: a second question opens nothing new.
+          right(yield* query("findReferences", 0, 6))
+          assert.strictEqual((yield* Ref.get(opened)).length, 3)
+        } else {
+          // Transient documents cannot stay open for the server: flagged as without the bound.
+          assert.deepStrictEqual(result.incompleteReasons?.map((r) => r.reason), ["no-project"])
+        }
+      }))
+
+    it.scopedLive("beyond the bound the files are not opened and the answer says why", () =>
+      Effect.gen(function*() {
+        const { opened, query } = yield* setup(documentSync, false, ["proj.json"], {
+          "a.fake": "a\n",
+          "b.fake": "b\n",
+          "c.fake": "c\n"
+        }, { maxFiles: 3, maxBytes: 1_000_000 })
+        const result = right(yield* query("findReferences", 0, 6))
+        assert.deepStrictEqual(result.incompleteReasons?.map((r) => r.reason), ["no-project"])
+        if (documentSync === "retained") assert.include(result.incompleteReasons?.[0]?.message ?? "", "more than 3")
+        assert.strictEqual((yield* Ref.get(opened)).length, 1, "only the queried file")
       }))
   })
 }

@@ -41,6 +41,7 @@ describe("StdioConfig", () => {
         maxRetainedDocuments: 32,
         projectMarkers: [],
         readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
+        looseFiles: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
@@ -66,6 +67,7 @@ describe("StdioConfig", () => {
         maxRetainedDocuments: 1,
         projectMarkers: ["compile_commands.json", "compile_flags.txt"],
         readiness: { quietMs: 250, progress: false, maxWaitMs: 0 },
+        looseFiles: { maxFiles: 3, maxBytes: 4 },
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
@@ -340,6 +342,7 @@ describe("StdioConfig", () => {
       maxRetainedDocuments: 32,
       projectMarkers: [],
       readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
+      looseFiles: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
       idleTimeoutMs: 600_000,
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }

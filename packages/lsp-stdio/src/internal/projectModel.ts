@@ -38,3 +38,16 @@ export const noProject = (providerId: string, markers: ReadonlyArray<string>): L
     "project model and uses in other files may be missing. For a complete answer add a " +
     `${markers[0]} at the project root, or confirm with a text search.`
 })
+
+/** The reason for a workspace too large to lend the server its files (see `looseFiles`). */
+export const tooManyFiles = (
+  providerId: string,
+  markers: ReadonlyArray<string>,
+  bound: { readonly maxFiles: number; readonly maxBytes: number }
+): LspResult.IncompleteReason => ({
+  reason: "no-project",
+  message: `No ${markers.join(" or ")} governs this file, and the workspace has more than ${bound.maxFiles} of ` +
+    `the "${providerId}" server's files (or more than ${bound.maxBytes} bytes) to open instead, so uses in other ` +
+    `files may be missing. For a complete answer add a ${markers[0]} at the project root, or confirm with a ` +
+    "text search."
+})

@@ -12,8 +12,9 @@
  *    (retainedDocuments.ts);
  * 7. wait, within the caller's deadline, for a fresh server to settle (readiness.ts);
  * 8. send the request(s) and normalise the answer (requests.ts, normalize*.ts), then say what was resolved
- *    and, for an empty answer off any identifier, which identifiers the line has (LspIdentifiers); flag a
- *    cross-file answer about a file no project marker governs (projectModel.ts);
+ *    and, for an empty answer off any identifier, which identifiers the line has (LspIdentifiers); a
+ *    cross-file question about a file no project marker governs first opens the workspace's files (within
+ *    `looseFiles`), else its answer is flagged (projectModel.ts);
  * 9. clean up: close a transiently opened document, end the lease, pass the permit on.
  *
  * A transport failure in steps 4–8 is retried once on a fresh server (failures.ts).
@@ -69,6 +70,16 @@ const releaseLease = (held: Held) => {
   const release = held.release
   held.release = undefined
   release?.()
+}
+
+/** The server's languages by normalised extension. */
+const languagesOf = (spec: ServerInstance.ServerSpec): ReadonlyMap<string, string> => {
+  const languages = new Map<string, string>()
+  for (const [extension, language] of Object.entries(spec.config.extensionToLanguage)) {
+    const normalized = LspExtension.normalizeExtensionKey(extension)
+    if (normalized._tag === "Right") languages.set(normalized.right, language)
+  }
+  return languages
 }
 
 /** Whether a `file:` URI names a path inside `workspace` (other URIs never do). */
@@ -147,6 +158,39 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       )
     })
 
+  /**
+   * For a cross-file question about a file no project marker governs: open the workspace's files of this
+   * server (within `looseFiles`, retained documents only) so the server sees them. The reason the answer may
+   * still be partial, or undefined when it is not.
+   */
+  const lendProject = (
+    spec: ServerInstance.ServerSpec,
+    instance: ServerInstance.ServerInstance,
+    workspace: Workspace,
+    location: SourceLocation
+  ) =>
+    Effect.gen(function*() {
+      const markers = spec.config.projectMarkers
+      const bound = spec.config.looseFiles
+      if (bound === null || spec.config.documentSync !== "retained") {
+        return ProjectModel.noProject(spec.providerId, markers)
+      }
+      const languages = languagesOf(spec)
+      const listed = yield* WorkspaceFiles.listFiles(services.files, services.path, workspace.path, [
+        ...languages.keys()
+      ], { maxFiles: bound.maxFiles, maxBytes: bound.maxBytes, maxEntries: 50_000 })
+      if (!listed.complete) return ProjectModel.tooManyFiles(spec.providerId, markers, bound)
+      const paths = listed.files.map((file) => services.path.join(workspace.path, file))
+      yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
+        workspace,
+        paths: paths.filter((path) => path !== location.path),
+        languageOf: (path) => languages.get(LspExtension.finalExtension(path)) ?? "",
+        maxDocumentBytes: spec.config.maxDocumentBytes,
+        onSent: instance.diagnostics.markSent
+      })
+      return undefined
+    })
+
   /** Steps 4–8 on the pooled server, once. `source` is undefined when a live server holds it unchanged. */
   const attempt = (
     spec: ServerInstance.ServerSpec,
@@ -154,7 +198,8 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
     query: LspQuery.LspProviderQuery,
     location: SourceLocation,
     source: Source | undefined,
-    held: Held
+    held: Held,
+    needsProject: boolean
   ) =>
     Effect.gen(function*() {
       const instance = yield* servers.lease(spec, key, (release) => {
@@ -164,6 +209,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
         yield* checkSupport(spec, instance, query.operation)
         const startedAt = instance.diagnostics.sequence()
         yield* syncDocument(spec, instance, query, key.workspace, location, source, held)
+        const partial = needsProject ? yield* lendProject(spec, instance, key.workspace, location) : undefined
         const settled = instance.readiness.isSettled() ||
           (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
         const result = query.operation === "diagnostics"
@@ -181,7 +227,8 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
             inWorkspace: (uri) => isInsideUri(services, key.workspace, uri)
           })
           : yield* Requests.ask(instance, query, location.uri)
-        return settled ? result : LspResult.markIncomplete(result)
+        const flagged = partial === undefined ? result : LspResult.markIncomplete(result, partial)
+        return settled ? flagged : LspResult.markIncomplete(flagged)
       }).pipe(
         Effect.catchIf(isTransportFailure, (error) =>
           Effect.gen(function*() {
@@ -239,11 +286,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       if (query.filePath !== undefined) {
         return { filePath: query.filePath, languageId: query.languageId }
       }
-      const languages = new Map<string, string>()
-      for (const [ext, language] of Object.entries(spec.config.extensionToLanguage)) {
-        const normalized = LspExtension.normalizeExtensionKey(ext)
-        if (normalized._tag === "Right") languages.set(normalized.right, language)
-      }
+      const languages = languagesOf(spec)
       const search = yield* WorkspaceFiles.findFiles(services.files, services.path, key.workspace.path, [
         { id: spec.providerId, extensions: [...languages.keys()], maxBytes: spec.config.maxDocumentBytes }
       ])
@@ -277,20 +320,17 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
             const at = located === undefined || !LspQuery.isPositionRequest(query)
               ? { ...query, languageId: file.languageId }
               : { ...query, position: located.position }
-            const once = attempt(spec, key, at, location, source, held)
+            const markers = spec.config.projectMarkers
+            const needsProject = isCrossFile(query.operation) && markers.length > 0 &&
+              !(yield* ProjectModel.isGoverned(services, key.workspace, location.path, markers))
+            const once = attempt(spec, key, at, location, source, held, needsProject)
             // A retry leases afresh: the failed attempt's lease ends first.
             const result = yield* Effect.catchIf(
               once,
               isTransportFailure,
               () => Effect.zipRight(Effect.sync(() => releaseLease(held)), once)
             )
-            const annotated = located === undefined ? result : LspIdentifiers.annotate(result, lines, located)
-            const markers = spec.config.projectMarkers
-            const partial = isCrossFile(query.operation) && markers.length > 0 &&
-              !(yield* ProjectModel.isGoverned(services, key.workspace, location.path, markers))
-            return partial
-              ? LspResult.markIncomplete(annotated, ProjectModel.noProject(spec.providerId, markers))
-              : annotated
+            return located === undefined ? result : LspIdentifiers.annotate(result, lines, located)
           })))
           const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
           // The lease ends after the document is closed, so an idle timeout cannot race the close.

@@ -12,7 +12,14 @@ import * as NodeCrypto from "node:crypto"
 import type * as JsonRpc from "../JsonRpc.js"
 import { acceptsChanges } from "./capabilities.js"
 import type { FileServices } from "./fileAccess.js"
-import { linesOf, readSourceWith, type Source, type SourceLocation } from "./source.js"
+import {
+  linesOf,
+  locateSourceWith,
+  readLocatedWith,
+  readSourceWith,
+  type Source,
+  type SourceLocation
+} from "./source.js"
 import type { Workspace } from "./workspace.js"
 
 /** What the disk looked like: size, modification and status change times, inode (0 when unknown). */
@@ -37,6 +44,11 @@ export interface RetainedDocument extends DiskState {
    * its symbol against them without reading the file.
    */
   readonly lines: ReadonlyArray<string>
+  /**
+   * Opened to give a server without a project model the workspace's files (`pin`), not because it was
+   * queried: kept open whatever the least-recently-used bound, still brought up to date before every query.
+   */
+  readonly pinned?: true
 }
 
 /** Documents an instance holds open, least recently queried first. */
@@ -244,10 +256,58 @@ export const prepare = (
     }
     // Re-inserting moves the document to the most recently used end.
     const ordered = new Map(without(yield* Ref.get(set), location.uri)).set(location.uri, current)
-    const overflow = [...ordered.values()].slice(0, Math.max(0, ordered.size - options.maxDocuments))
+    // Only documents kept because they were queried count against the bound; pinned ones stay.
+    const queried = [...ordered.values()].filter((document) => document.pinned !== true)
+    const overflow = queried.slice(0, Math.max(0, queried.length - options.maxDocuments))
     for (const document of overflow) ordered.delete(document.uri)
     yield* sendAndRecord(
       Effect.zipRight(send, Effect.forEach(overflow, (document) => close(connection, document), { discard: true })),
       Effect.zipRight(Ref.set(set, ordered), Effect.sync(() => sent && onSent(location.uri)))
     )
+  })
+
+/**
+ * Opens every file of `paths` (absolute) the set does not hold yet, and marks it pinned: kept open for the
+ * server's life and brought up to date before every query like the others (a file gone or no longer readable
+ * as a source is closed then). Files that are not acceptable sources (binary, too large, …) are passed over.
+ */
+export const pin = (
+  services: FileServices,
+  set: RetainedSet,
+  connection: JsonRpc.Connection,
+  options: {
+    readonly workspace: Workspace
+    readonly paths: ReadonlyArray<string>
+    readonly languageOf: (path: string) => string
+    readonly maxDocumentBytes: number
+    readonly onSent?: (uri: string) => void
+  }
+): Effect.Effect<void, LspError.LspError> =>
+  Effect.gen(function*() {
+    const onSent = options.onSent ?? (() => {})
+    for (const path of options.paths) {
+      const location = yield* Effect.option(
+        locateSourceWith(services, options.workspace, path, options.maxDocumentBytes)
+      )
+      if (Option.isNone(location) || (yield* Ref.get(set)).has(location.value.uri)) continue
+      const source = yield* Effect.option(readLocatedWith(services, location.value, options.maxDocumentBytes))
+      if (Option.isNone(source)) continue
+      const { uri } = source.value
+      const languageId = options.languageOf(path)
+      const document: RetainedDocument = {
+        path: source.value.path,
+        uri,
+        languageId,
+        version: 1,
+        hash: hashOf(source.value.text),
+        ...readState(source.value),
+        pinned: true
+      }
+      yield* sendAndRecord(
+        connection.post("textDocument/didOpen", {
+          textDocument: { uri, languageId, version: 1, text: source.value.text }
+        }),
+        Effect.zipRight(Ref.update(set, (map) => new Map(map).set(uri, document)), Effect.sync(() => onSent(uri)))
+      )
+    }
   })

@@ -31,19 +31,19 @@ export const defaultMaxEntries = 5_000
 const skippedDirectory = (name: string): boolean => name.startsWith(".") || name === "node_modules"
 
 /**
- * Walks `root` breadth first, entries of each directory in sorted order, and records for each target the
- * first file it handles (no larger than it accepts). Unreadable entries are passed over. A directory is
- * entered once, by whichever path reaches it first (so a link loop is walked once); a link to a skipped
- * directory is skipped too; a file or directory whose real path lies outside `root` is passed over (the host
- * would refuse to open it).
+ * The walk itself: breadth first, entries of each directory in sorted order, calling `visit` with each file
+ * inside the workspace (relative path, size) until it returns false or `maxEntries` entries were looked at.
+ * Unreadable entries are passed over. A directory is entered once, by whichever path reaches it first (so a
+ * link loop is walked once); a link to a skipped directory is skipped too; a file or directory whose real
+ * path lies outside `root` is passed over (the host would refuse to open it). True when the walk was cut.
  */
-export const findFiles = (
+const walk = (
   files: FileAccess,
   path: Path.Path,
   root: string,
-  targets: ReadonlyArray<Target>,
-  maxEntries: number = defaultMaxEntries
-): Effect.Effect<FileSearch> =>
+  maxEntries: number,
+  visit: (relative: string, size: number) => boolean
+): Effect.Effect<{ readonly visited: number; readonly truncated: boolean }> =>
   Effect.gen(function*() {
     const realRoot = yield* files.realPath(root).pipe(Effect.orElseSucceed(() => root))
     /** The real path of an entry when it lies inside the workspace. */
@@ -57,18 +57,16 @@ export const findFiles = (
         }),
         Effect.orElseSucceed(() => Option.none<string>())
       )
-    const found = new Map<string, string>()
     const entered = new Set<string>([realRoot])
     const queue: Array<string> = [""]
     let visited = 0
-    while (queue.length > 0 && found.size < targets.length) {
+    while (queue.length > 0) {
       const directory = queue.shift()!
       const names = yield* files.readDirectory(path.join(root, directory)).pipe(
         Effect.orElseSucceed((): ReadonlyArray<string> => [])
       )
       for (const name of [...names].sort()) {
-        if (found.size === targets.length) break
-        if (visited >= maxEntries) return { found, visited, truncated: true }
+        if (visited >= maxEntries) return { visited, truncated: true }
         visited += 1
         const relative = directory === "" ? name : path.join(directory, name)
         const info = yield* Effect.option(files.stat(path.join(root, relative)))
@@ -81,14 +79,55 @@ export const findFiles = (
           entered.add(real.value)
           queue.push(relative)
         } else if (info.value.type === "File") {
-          const extension = LspExtension.finalExtension(name)
-          const wanted = targets.filter((target) =>
-            !found.has(target.id) && target.extensions.includes(extension) && info.value.size <= target.maxBytes
-          )
-          if (wanted.length === 0 || Option.isNone(yield* inside(relative))) continue
-          for (const target of wanted) found.set(target.id, relative)
+          if (Option.isNone(yield* inside(relative))) continue
+          if (!visit(relative, info.value.size)) return { visited, truncated: false }
         }
       }
     }
-    return { found, visited, truncated: false }
+    return { visited, truncated: false }
+  })
+
+/** Records for each target the first file it handles (no larger than it accepts); stops when all have one. */
+export const findFiles = (
+  files: FileAccess,
+  path: Path.Path,
+  root: string,
+  targets: ReadonlyArray<Target>,
+  maxEntries: number = defaultMaxEntries
+): Effect.Effect<FileSearch> =>
+  Effect.gen(function*() {
+    const found = new Map<string, string>()
+    if (targets.length === 0) return { found, visited: 0, truncated: false }
+    const { truncated, visited } = yield* walk(files, path, root, maxEntries, (relative, size) => {
+      const extension = LspExtension.finalExtension(relative)
+      for (const target of targets) {
+        if (!found.has(target.id) && target.extensions.includes(extension) && size <= target.maxBytes) {
+          found.set(target.id, relative)
+        }
+      }
+      return found.size < targets.length
+    })
+    return { found, visited, truncated }
+  })
+
+/** Every file of `extensions` in the workspace, up to the bounds: `complete` false when there were more. */
+export const listFiles = (
+  files: FileAccess,
+  path: Path.Path,
+  root: string,
+  extensions: ReadonlyArray<string>,
+  bounds: { readonly maxFiles: number; readonly maxBytes: number; readonly maxEntries: number }
+): Effect.Effect<{ readonly files: ReadonlyArray<string>; readonly bytes: number; readonly complete: boolean }> =>
+  Effect.gen(function*() {
+    const listed: Array<string> = []
+    let bytes = 0
+    let over = false
+    const { truncated } = yield* walk(files, path, root, bounds.maxEntries, (relative, size) => {
+      if (!extensions.includes(LspExtension.finalExtension(relative))) return true
+      bytes += size
+      listed.push(relative)
+      over = listed.length > bounds.maxFiles || bytes > bounds.maxBytes
+      return !over
+    })
+    return { files: listed, bytes, complete: !over && !truncated }
   })
