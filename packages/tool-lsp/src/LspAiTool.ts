@@ -38,38 +38,53 @@ export const LspToolOutputAsText = Schema.transformOrFail(Schema.String, LspTool
 })
 
 /**
- * The parameters as the toolkit decodes them: every argument accepted as is, so that validation happens in
- * the handler and a bad argument reaches the model as a coded `LSP_INVALID_ARGUMENTS` result instead of a
- * toolkit decoding failure. The JSON Schema the model sees is still the strict one, `LspToolInput.jsonSchema`.
+ * The parameters as the toolkit decodes them: every argument accepted as is (and none required), so that
+ * validation happens in the handler and a bad argument reaches the model as a coded `LSP_INVALID_ARGUMENTS`
+ * result instead of a toolkit decoding failure. The JSON Schema the model sees is still the strict one,
+ * `LspToolInput.jsonSchemaFor(operations)`.
  */
-const Parameters = Schema.Struct({
-  operation: Schema.Unknown,
-  file_path: Schema.Unknown,
-  line: Schema.Unknown,
-  character: Schema.Unknown,
-  symbol: Schema.optional(Schema.Unknown)
-}).annotations({ jsonSchema: LspToolInput.jsonSchema })
+const parametersFor = (operations: LspToolInput.Operations) =>
+  Schema.Struct({
+    operation: Schema.Unknown,
+    file_path: Schema.optional(Schema.Unknown),
+    line: Schema.optional(Schema.Unknown),
+    character: Schema.optional(Schema.Unknown),
+    symbol: Schema.optional(Schema.Unknown),
+    query: Schema.optional(Schema.Unknown)
+  }).annotations({ jsonSchema: LspToolInput.jsonSchemaFor(operations) })
 
 /**
- * The `lsp` tool. Failures are `LspError`s in `"return"` mode: the handler's coded error becomes the tool
- * result the model reads (`{ _tag: "LspError", code, message }`, marked as a failure) instead of failing the
- * whole generation. Annotated read-only, non-destructive, idempotent and closed-world.
+ * The `lsp` tool offering `operations` (its description and JSON Schema name only those). Pass the same
+ * operations to `layer` (`{ operations }`), whose handler refuses the others. Failures are `LspError`s in
+ * `"return"` mode; annotated read-only, non-destructive, idempotent and closed-world, as `LspTool`.
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const makeTool = (operations: LspToolInput.Operations) =>
+  Tool.make(LspToolInput.name, {
+    description: LspToolInput.descriptionFor(operations),
+    success: LspToolOutputAsText,
+    failure: LspError.LspError,
+    failureMode: "return"
+  })
+    .setParameters(parametersFor(operations))
+    .annotate(Tool.Title, "Language server navigation")
+    .annotate(Tool.Readonly, true)
+    .annotate(Tool.Destructive, false)
+    .annotate(Tool.Idempotent, true)
+    .annotate(Tool.OpenWorld, false)
+
+/**
+ * The `lsp` tool with every operation (the default configuration). Failures are `LspError`s in `"return"`
+ * mode: the handler's coded error becomes the tool result the model reads (`{ _tag: "LspError", code, message }`,
+ * marked as a failure) instead of failing the whole generation. Annotated read-only, non-destructive,
+ * idempotent and closed-world.
  *
  * @since 0.1.0
  * @category tools
  */
-export const LspTool = Tool.make(LspToolInput.name, {
-  description: LspToolInput.description,
-  success: LspToolOutputAsText,
-  failure: LspError.LspError,
-  failureMode: "return"
-})
-  .setParameters(Parameters)
-  .annotate(Tool.Title, "Language server navigation")
-  .annotate(Tool.Readonly, true)
-  .annotate(Tool.Destructive, false)
-  .annotate(Tool.Idempotent, true)
-  .annotate(Tool.OpenWorld, false)
+export const LspTool = makeTool(LspToolConfig.allOperations)
 
 /**
  * A toolkit with the one `lsp` tool.
@@ -78,6 +93,16 @@ export const LspTool = Tool.make(LspToolInput.name, {
  * @category tools
  */
 export const LspToolkit = Toolkit.make(LspTool)
+
+/**
+ * A toolkit with the one `lsp` tool offering `operations`; `layer({ operations })` handles it (handlers are
+ * found by tool name, so the Layer serves `LspToolkit` and this one alike).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const makeToolkit = (operations: LspToolInput.Operations): typeof LspToolkit =>
+  Toolkit.make(makeTool(operations))
 
 /**
  * The handler Layer. It captures the `LspService` and the `LspSession` when built, so build one per session

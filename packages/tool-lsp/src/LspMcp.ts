@@ -20,32 +20,44 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { LspTool } from "./LspAiTool.js"
+import { LspTool, makeTool } from "./LspAiTool.js"
 import { LspSession } from "./LspSession.js"
 import * as LspToolConfig from "./LspToolConfig.js"
 import * as LspToolHandler from "./LspToolHandler.js"
+import type * as LspToolInput from "./LspToolInput.js"
 
 /**
- * The MCP tool definition, derived from `LspAiTool.LspTool`.
+ * The MCP tool definition for a tool offering `operations`, derived from `LspAiTool.makeTool(operations)`.
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const toolFor = (operations: LspToolInput.Operations): McpSchema.Tool => {
+  const lsp = operations === LspToolConfig.allOperations ? LspTool : makeTool(operations)
+  return new McpSchema.Tool({
+    name: lsp.name,
+    description: Tool.getDescription(lsp),
+    inputSchema: Tool.getJsonSchema(lsp),
+    annotations: new McpSchema.ToolAnnotations({
+      ...Option.match(Context.getOption(lsp.annotations, Tool.Title), {
+        onNone: () => ({}),
+        onSome: (title) => ({ title })
+      }),
+      readOnlyHint: Context.get(lsp.annotations, Tool.Readonly),
+      destructiveHint: Context.get(lsp.annotations, Tool.Destructive),
+      idempotentHint: Context.get(lsp.annotations, Tool.Idempotent),
+      openWorldHint: Context.get(lsp.annotations, Tool.OpenWorld)
+    })
+  })
+}
+
+/**
+ * The MCP tool definition, derived from `LspAiTool.LspTool` (every operation).
  *
  * @since 0.1.0
  * @category tools
  */
-export const tool: McpSchema.Tool = new McpSchema.Tool({
-  name: LspTool.name,
-  description: Tool.getDescription(LspTool),
-  inputSchema: Tool.getJsonSchema(LspTool),
-  annotations: new McpSchema.ToolAnnotations({
-    ...Option.match(Context.getOption(LspTool.annotations, Tool.Title), {
-      onNone: () => ({}),
-      onSome: (title) => ({ title })
-    }),
-    readOnlyHint: Context.get(LspTool.annotations, Tool.Readonly),
-    destructiveHint: Context.get(LspTool.annotations, Tool.Destructive),
-    idempotentHint: Context.get(LspTool.annotations, Tool.Idempotent),
-    openWorldHint: Context.get(LspTool.annotations, Tool.OpenWorld)
-  })
-})
+export const tool: McpSchema.Tool = toolFor(LspToolConfig.allOperations)
 
 /**
  * The MCP result for a failure: `error[CODE]: message`, flagged as an error.
@@ -69,7 +81,7 @@ export const textResult = (text: string): McpSchema.CallToolResult =>
   new McpSchema.CallToolResult({ isError: false, content: [{ type: "text", text }] })
 
 /**
- * Adds the `lsp` tool to the `McpServer` in context. The `LspService` and `LspSession` are captured now;
+ * Adds the `lsp` tool offering `config.operations` (default: all) to the `McpServer` in context. The `LspService` and `LspSession` are captured now;
  * a cancelled MCP request interrupts the query down to the provider.
  *
  * @since 0.1.0
@@ -85,7 +97,7 @@ export const register = (
       yield* Effect.context<LspService.LspService | LspSession>()
     )
     yield* server.addTool({
-      tool,
+      tool: resolved.operations === LspToolConfig.defaults.operations ? tool : toolFor(resolved.operations),
       handle: (payload: unknown) =>
         LspToolHandler.run(payload, resolved).pipe(
           Effect.provide(context),

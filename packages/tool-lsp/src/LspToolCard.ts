@@ -26,14 +26,22 @@ const show = (value: unknown): string =>
 /**
  * `{ card: "generic", kind: "search", title: "LSP <operation> <file_path>:<line>:<character>",
  * locations: [{ path: file_path, line }] }`; a call that names a `symbol` instead of giving a `character` is
- * titled `LSP <operation> <file_path>:<line> <symbol>`. Arguments that are missing or not primitives show as
- * `?`; the location is left out unless `file_path` is a non-blank string and `line` a positive integer.
+ * titled `LSP <operation> <file_path>:<line> <symbol>`, a documentSymbol call `LSP documentSymbol <file_path>`
+ * and a workspaceSymbol call `LSP workspaceSymbol "<query>"` (since 0.2.0; neither has a location). Arguments
+ * that are missing or not primitives show as `?`; the location is left out unless `file_path` is a non-blank
+ * string and `line` a positive integer.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (args: unknown): LspToolCard => {
-  const { character, file_path, line, operation, symbol } = Predicate.isRecord(args) ? args : {}
+  const { character, file_path, line, operation, query, symbol } = Predicate.isRecord(args) ? args : {}
+  if (operation === "documentSymbol") {
+    return { card: "generic", kind: "search", title: `LSP documentSymbol ${show(file_path)}`, locations: [] }
+  }
+  if (operation === "workspaceSymbol") {
+    return { card: "generic", kind: "search", title: `LSP workspaceSymbol "${show(query)}"`, locations: [] }
+  }
   const title = character === undefined && symbol !== undefined
     ? `LSP ${show(operation)} ${show(file_path)}:${show(line)} ${show(symbol)}`
     : `LSP ${show(operation)} ${show(file_path)}:${show(line)}:${show(character)}`

@@ -8,6 +8,7 @@ import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as LspToolInput from "./LspToolInput.js"
 
 const Positive = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 
@@ -20,10 +21,27 @@ const Positive = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 export const maxTimeoutMs = 2_147_483_647
 
 /**
- * - `maxLocations` (default 100): locations rendered before the omission line.
+ * Every operation, in the canonical order: the default of `operations`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const allOperations = LspToolInput.allOperations
+
+const Operations = Schema.NonEmptyArray(LspToolInput.ToolOperation).pipe(
+  Schema.filter((operations) => new Set(operations).size === operations.length, {
+    message: () => "operations must not name an operation twice"
+  })
+)
+
+/**
+ * - `maxLocations` (default 100): location, symbol or call lines rendered before the omission line.
  * - `maxResultChars` (default 16 000): length cap of the whole rendered text, truncation notice included.
  * - `timeoutMs` (default 60 000, integer 1..2 147 483 647): budget of one query, covering queueing, opening,
  *   the request and closing; enforced by interruption.
+ * - `operations` (since 0.2.0; default: all of `LspToolInput.ToolOperation`): the operations the tool offers, a
+ *   non-empty list without repeats. The tool's JSON Schema, description and prompt text are built from it
+ *   (in the canonical order, whatever the order given); an operation not offered is `LSP_INVALID_ARGUMENTS`.
  *
  * Unknown keys are rejected so a misspelt setting does not silently fall back to its default.
  *
@@ -33,7 +51,8 @@ export const maxTimeoutMs = 2_147_483_647
 export const LspToolConfig = Schema.Struct({
   maxLocations: Schema.optionalWith(Positive, { default: () => 100 }),
   maxResultChars: Schema.optionalWith(Positive, { default: () => 16_000 }),
-  timeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, maxTimeoutMs)), { default: () => 60_000 })
+  timeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, maxTimeoutMs)), { default: () => 60_000 }),
+  operations: Schema.optionalWith(Operations, { default: () => allOperations })
 })
 
 /**

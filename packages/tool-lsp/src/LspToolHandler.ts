@@ -46,7 +46,8 @@ export const budgetedQuery = (
   )
 
 /**
- * Handles one call with raw (unvalidated) arguments. Argument errors (`LSP_INVALID_ARGUMENTS`) come first,
+ * Handles one call with raw (unvalidated) arguments, offering `config.operations`. Argument errors
+ * (`LSP_INVALID_ARGUMENTS`, including an operation not offered) come first,
  * then a missing workspace (`LSP_WORKSPACE_REQUIRED`), both before any query; seam and provider errors pass
  * through unchanged; an exhausted budget is `LSP_TIMEOUT`.
  *
@@ -58,8 +59,8 @@ export const run = (
   config: LspToolConfig.LspToolConfig = LspToolConfig.defaults
 ): Effect.Effect<LspToolOutput.LspToolOutput, LspError.LspError, LspService.LspService | LspSession> =>
   Effect.gen(function*() {
-    const input = yield* LspToolInput.validate(args)
-    yield* Effect.annotateCurrentSpan({ operation: input.operation, filePath: input.file_path })
+    const input = yield* LspToolInput.validate(args, config.operations)
+    yield* Effect.annotateCurrentSpan({ operation: input.operation, filePath: input.file_path ?? "" })
     const session = yield* LspSession
     const workspaceRoot = yield* Option.match(session.workingDirectory, {
       onNone: () => Effect.fail(workspaceRequired()),

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LspIdentifiers, LspProvider, type LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
+import { LspIdentifiers, LspProvider, LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LspSession from "../src/LspSession.js"
@@ -51,6 +51,7 @@ const provider = LspProvider.make({
   extensionToLanguage: { js: "javascript" },
   query: (q) =>
     Effect.gen(function*() {
+      if (!LspQuery.isPositionRequest(q)) return yield* Effect.die("position operations only")
       const lines = LspIdentifiers.splitLines(text)
       const located = yield* LspIdentifiers.locate(lines, q.position, q.symbol)
       return LspIdentifiers.annotate(answer(q.operation, lines, located.position), lines, located)

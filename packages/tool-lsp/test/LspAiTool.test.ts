@@ -2,7 +2,7 @@ import * as McpSchema from "@effect/ai/McpSchema"
 import * as McpServer from "@effect/ai/McpServer"
 import * as Tool from "@effect/ai/Tool"
 import { assert, describe, it } from "@effect/vitest"
-import { LspError, LspResult, LspService } from "@lsp-seam/lsp"
+import { LspError, LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
 import * as Testing from "@lsp-seam/lsp/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -60,6 +60,37 @@ describe("LspAiTool.LspTool", () => {
     }))
 })
 
+describe("LspAiTool.makeTool", () => {
+  it("with exactly the reference's four, exposes 0.1.0's schema and description", () => {
+    const tool = LspAiTool.makeTool(LspQuery.referenceOperations)
+    assert.deepStrictEqual(Tool.getJsonSchema(tool), LspToolInput.jsonSchemaFor(LspQuery.referenceOperations))
+    assert.deepStrictEqual((Tool.getJsonSchema(tool) as { required: unknown }).required, [
+      "operation",
+      "file_path",
+      "line"
+    ])
+    assert.strictEqual(Tool.getDescription(tool), LspToolInput.descriptionFor(LspQuery.referenceOperations))
+    assert.isTrue(Context.get(tool.annotations, Tool.Readonly))
+  })
+
+  it.scoped("a toolkit for some operations is served by layer({ operations }), which refuses the others", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.makeToolkit(["documentSymbol"])
+      const handled = yield* toolkit.handle("lsp", { operation: "documentSymbol", file_path: "src/a.ts" })
+      assert.isFalse(handled.isFailure)
+      assert.strictEqual(handled.encodedResult, "No results.")
+      const refused = yield* toolkit.handle("lsp", args)
+      assert.isTrue(refused.isFailure)
+      assert.isTrue(LspError.isLspError(refused.result) && refused.result.code === "LSP_INVALID_ARGUMENTS")
+    }).pipe(
+      Effect.provide(
+        LspAiTool.layer({ operations: ["documentSymbol"] }).pipe(
+          Layer.provideMerge(environment([Testing.succeed(LspResult.symbols([], "file:///w"))]))
+        )
+      )
+    ))
+})
+
 describe("LspAiTool.LspToolkit", () => {
   it.scoped("handles a call through the real handler layer", () =>
     Effect.gen(function*() {
@@ -69,7 +100,11 @@ describe("LspAiTool.LspToolkit", () => {
       assert.deepStrictEqual(handled.result, { result, text: "src/b.ts:10:3" })
       assert.strictEqual(handled.encodedResult, "src/b.ts:10:3")
       const provider = yield* FakeProvider
-      assert.deepStrictEqual((yield* provider.queries)[0]?.position, { line: 2, character: 6 })
+      const [query] = yield* provider.queries
+      assert.deepStrictEqual(query !== undefined && "position" in query ? query.position : undefined, {
+        line: 2,
+        character: 6
+      })
     }).pipe(Effect.provide(LspAiTool.layer().pipe(Layer.provideMerge(environment([Testing.succeed(result)]))))))
 
   it.scoped("returns a coded error as the tool result the model reads", () =>
@@ -182,6 +217,13 @@ describe("MCP", () => {
       assert.deepStrictEqual(ok.content, [{ type: "text", text: "src/b.ts:10:3" }])
       assert.isUndefined(ok.structuredContent)
 
+      const outline = yield* server.callTool({
+        name: "lsp",
+        arguments: { operation: "documentSymbol", file_path: "src/a.ts" }
+      })
+      assert.strictEqual(outline.isError, false)
+      assert.deepStrictEqual(outline.content, [{ type: "text", text: "No results." }])
+
       const bad = yield* server.callTool({ name: "lsp", arguments: { ...args, character: -1 } })
       assert.strictEqual(bad.isError, true)
       assert.deepStrictEqual(bad.content, [{
@@ -192,8 +234,37 @@ describe("MCP", () => {
     }).pipe(
       Effect.provide(
         Layer.mergeAll(LspMcp.layer(), McpServer.McpServer.layer, mcpClient).pipe(
-          Layer.provide(environment([Testing.succeed(result)]))
+          Layer.provide(environment([Testing.succeed(result), Testing.succeed(LspResult.symbols([], "file:///w"))]))
         )
+      )
+    ))
+
+  it.scoped("LspMcp.layer({ operations }) lists the tool for those operations and refuses the others", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.McpServer
+      const four = LspQuery.referenceOperations
+      assert.deepStrictEqual(server.tools, [LspMcp.toolFor(four)])
+      assert.deepStrictEqual(LspMcp.toolFor(four).inputSchema, LspToolInput.jsonSchemaFor(four))
+      assert.strictEqual(LspMcp.toolFor(four).description, LspToolInput.descriptionFor(four))
+      const refused = yield* server.callTool({
+        name: "lsp",
+        arguments: { operation: "workspaceSymbol", query: "Circle" }
+      })
+      assert.strictEqual(refused.isError, true)
+      assert.deepStrictEqual(refused.content, [{
+        type: "text",
+        text:
+          "error[LSP_INVALID_ARGUMENTS]: Invalid \"operation\" (got \"workspaceSymbol\" (a string)): this tool does " +
+          "not offer workspaceSymbol; use one of goToDefinition, findReferences, goToImplementation, hover."
+      }])
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(
+          LspMcp.layer({ operations: [...LspQuery.referenceOperations] }),
+          McpServer.McpServer.layer,
+          mcpClient
+        )
+          .pipe(Layer.provide(environment([Testing.never])))
       )
     ))
 })

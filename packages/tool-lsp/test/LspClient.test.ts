@@ -45,6 +45,44 @@ const until = async (condition: () => Promise<boolean>) => {
 }
 
 describe("LspClient", () => {
+  it("passes the new operations through, including calls without line and character", async () => {
+    const symbols = LspResult.symbols([{
+      name: "Circle",
+      kind: "Class",
+      uri: "file:///repo/shape.ts",
+      range: { start: { line: 6, character: 0 }, end: { line: 12, character: 1 } },
+      selectionRange: { start: { line: 6, character: 13 }, end: { line: 6, character: 19 } }
+    }], "file:///repo")
+    const env = setup([Testing.succeed(symbols), Testing.succeed(symbols)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    assert.deepStrictEqual(await client.query({ operation: "workspaceSymbol", query: "Circ" }), {
+      result: { ...symbols, symbols: [{ ...symbols.symbols[0]!, provider: "ts" }] },
+      text: "shape.ts:7:14  Class  Circle"
+    })
+    assert.strictEqual(
+      (await client.query({ operation: "documentSymbol", file_path: "shape.ts" })).text,
+      "shape.ts:7:14  Class  Circle"
+    )
+    assert.deepStrictEqual(await env.queries(), [
+      { operation: "workspaceSymbol", query: "Circ", workspaceRoot: "/repo", languageId: "" },
+      { operation: "documentSymbol", filePath: "shape.ts", workspaceRoot: "/repo", languageId: "typescript" }
+    ])
+    await client.close()
+  })
+
+  it("refuses an operation its tool configuration does not offer", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo", tool: { operations: ["hover"] } })
+    const error = await rejection(client.query({ operation: "documentSymbol", file_path: "a.ts" }))
+    assert.strictEqual(codeOf(error), "LSP_INVALID_ARGUMENTS")
+    assert.include(
+      LspError.isLspError(error) ? error.message : "",
+      "this tool does not offer documentSymbol; use one of hover."
+    )
+    assert.deepStrictEqual(await env.queries(), [])
+    await client.close()
+  })
+
   it("answers a query with the canonical result and the rendered text", async () => {
     const env = setup([Testing.succeed(hover)])
     const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })

@@ -55,4 +55,33 @@ describe("LspToolCard", () => {
     })
     assert.strictEqual(LspToolCard.make({ operation: { x: 1 }, file_path: ["a"], line: 2.5 }).title, "LSP ? ?:2.5:?")
   })
+
+  it("titles documentSymbol by its file and workspaceSymbol by its query, without a location", () => {
+    assert.deepStrictEqual(LspToolCard.make({ operation: "documentSymbol", file_path: "src/a.ts", line: 4 }), {
+      card: "generic",
+      kind: "search",
+      title: "LSP documentSymbol src/a.ts",
+      locations: []
+    })
+    assert.deepStrictEqual(LspToolCard.make({ operation: "workspaceSymbol", query: "Circle", file_path: "a.ts" }), {
+      card: "generic",
+      kind: "search",
+      title: "LSP workspaceSymbol \"Circle\"",
+      locations: []
+    })
+    assert.strictEqual(LspToolCard.make({ operation: "workspaceSymbol" }).title, "LSP workspaceSymbol \"?\"")
+    assert.strictEqual(LspToolCard.make({ operation: "documentSymbol" }).title, "LSP documentSymbol ?")
+  })
+
+  it("titles the call hierarchy as any position operation", () => {
+    assert.deepStrictEqual(
+      LspToolCard.make({ operation: "incomingCalls", file_path: "m.ts", line: 1, character: 17 }),
+      {
+        card: "generic",
+        kind: "search",
+        title: "LSP incomingCalls m.ts:1:17",
+        locations: [{ path: "m.ts", line: 1 }]
+      }
+    )
+  })
 })

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as LspToolConfig from "../src/LspToolConfig.js"
+import * as LspToolInput from "../src/LspToolInput.js"
 
 const rejected = (input: unknown) => {
   const result = LspToolConfig.decode(input)
@@ -12,7 +13,12 @@ const rejected = (input: unknown) => {
 
 describe("LspToolConfig", () => {
   it("defaults to 100 locations, 16 000 characters and 60 s", () => {
-    const expected = { maxLocations: 100, maxResultChars: 16_000, timeoutMs: 60_000 }
+    const expected = {
+      maxLocations: 100,
+      maxResultChars: 16_000,
+      timeoutMs: 60_000,
+      operations: LspToolConfig.allOperations
+    }
     assert.deepStrictEqual(LspToolConfig.defaults, expected)
     assert.deepStrictEqual(LspToolConfig.decode(undefined), Either.right(expected))
     assert.deepStrictEqual(LspToolConfig.decode({}), Either.right(expected))
@@ -21,7 +27,7 @@ describe("LspToolConfig", () => {
   it("fills in only the missing keys", () => {
     assert.deepStrictEqual(
       LspToolConfig.decode({ maxLocations: 5 }),
-      Either.right({ maxLocations: 5, maxResultChars: 16_000, timeoutMs: 60_000 })
+      Either.right({ ...LspToolConfig.defaults, maxLocations: 5 })
     )
   })
 
@@ -50,6 +56,20 @@ describe("LspToolConfig", () => {
   it("rejects values that are not objects", () => {
     rejected("fast")
     rejected(null)
+  })
+
+  it("offers every operation by default, and accepts a non-empty subset in any order", () => {
+    assert.deepStrictEqual(LspToolConfig.defaults.operations, LspToolInput.ToolOperation.literals)
+    assert.deepStrictEqual(
+      LspToolConfig.decode({ operations: ["hover", "documentSymbol"] }),
+      Either.right({ ...LspToolConfig.defaults, operations: ["hover", "documentSymbol"] })
+    )
+  })
+
+  it("rejects an empty operations list, an unknown operation and a repeated one", () => {
+    assert.include(rejected({ operations: [] }), "operations")
+    assert.include(rejected({ operations: ["hover", "rename"] }), "rename")
+    assert.include(rejected({ operations: ["hover", "hover"] }), "operations must not name an operation twice")
   })
 
   it.effect("make fails in the error channel", () =>

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LspError } from "@lsp-seam/lsp"
+import { LspError, LspQuery } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
@@ -7,21 +7,29 @@ import * as LspToolInput from "../src/LspToolInput.js"
 
 const valid: LspToolInput.LspToolInput = { operation: "goToDefinition", file_path: "src/a.ts", line: 3, character: 7 }
 
-const failure = (input: unknown): LspError.LspError => {
-  const result = LspToolInput.validate(input)
+const four = LspQuery.referenceOperations
+
+const failure = (input: unknown, operations?: LspToolInput.Operations): LspError.LspError => {
+  const result = LspToolInput.validate(input, operations)
   if (Either.isRight(result)) assert.fail(`expected ${JSON.stringify(input)} to be rejected`)
   return result.left
 }
 
-const assertRejected = (input: unknown, argument: string | undefined, message: string) => {
-  const error = failure(input)
+const assertRejected = (
+  input: unknown,
+  argument: string | undefined,
+  message: string,
+  operations?: LspToolInput.Operations
+) => {
+  const error = failure(input, operations)
   assert.isTrue(LspError.isLspError(error))
   assert.strictEqual(error.code, "LSP_INVALID_ARGUMENTS")
   assert.strictEqual(error.message, message)
   assert.deepStrictEqual(error.detail, argument === undefined ? undefined : { argument })
 }
 
-const operationFix = "use one of goToDefinition, findReferences, goToImplementation, hover."
+const operationFix = "use one of goToDefinition, findReferences, goToImplementation, hover, goToTypeDefinition, " +
+  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol."
 const filePathFix = "give the path of the file containing the symbol, relative to the workspace root or absolute."
 const lineFix = "give the symbol's line as an integer counted from 1 (the first line is 1)."
 const characterFix =
@@ -56,7 +64,13 @@ describe("LspToolInput.validate", () => {
       assertRejected(
         input,
         undefined,
-        `The lsp tool takes an object with "operation", "file_path", "line", and "character" or "symbol" (got ${got}).`
+        `The lsp tool takes an object with "operation", "file_path", "line", and "character" or "symbol" (got ${got}).`,
+        four
+      )
+      assertRejected(
+        input,
+        undefined,
+        `The lsp tool takes an object with "operation" and that operation's arguments (got ${got}).`
       )
     }
   })
@@ -177,9 +191,12 @@ describe("LspToolInput.validate with symbol", () => {
       workspaceRoot: "/w",
       symbol: "add"
     })
-    assert.deepStrictEqual(LspToolInput.toQueryRequest({ ...named, line: 4, character: 9 }, "/w").position, {
-      line: 3,
-      character: 8
+    assert.deepStrictEqual(LspToolInput.toQueryRequest({ ...named, line: 4, character: 9 }, "/w"), {
+      operation: "hover",
+      filePath: "m.js",
+      position: { line: 3, character: 8 },
+      workspaceRoot: "/w",
+      symbol: "add"
     })
   })
 })
@@ -211,8 +228,8 @@ describe("LspToolInput positions", () => {
 })
 
 describe("LspToolInput.jsonSchema", () => {
-  it("is the closed, described object the model sees", () => {
-    assert.deepStrictEqual(LspToolInput.jsonSchema, {
+  it("with exactly the reference's four operations, is 0.1.0's schema verbatim", () => {
+    assert.deepStrictEqual(LspToolInput.jsonSchemaFor(four), {
       type: "object",
       required: ["operation", "file_path", "line"],
       properties: {
@@ -248,6 +265,103 @@ describe("LspToolInput.jsonSchema", () => {
     })
   })
 
+  it("with exactly the four, has 0.1.0's compact schema and description, byte for byte, in any order", () => {
+    // Taken from git (HEAD at 0.1.0's tool): what every deployed model has been reading.
+    const schema = "{\"type\":\"object\",\"required\":[\"operation\",\"file_path\",\"line\"],\"properties\":{" +
+      "\"operation\":{\"type\":\"string\",\"enum\":[\"goToDefinition\",\"findReferences\",\"goToImplementation\"," +
+      "\"hover\"],\"description\":\"goToDefinition: where the symbol is defined. findReferences: every use of the " +
+      "symbol, including its declaration. goToImplementation: implementations of an interface or abstract member. " +
+      "hover: the symbol's type and documentation.\"},\"file_path\":{\"type\":\"string\",\"description\":\"The " +
+      "file containing the symbol, relative to the workspace root or absolute.\",\"pattern\":\"\\\\S\"},\"line\":{" +
+      "\"type\":\"integer\",\"description\":\"One-based line of the symbol (the first line is 1).\",\"minimum\":1}," +
+      "\"character\":{\"type\":\"integer\",\"description\":\"One-based column of the symbol within its line, in " +
+      "UTF-16 code units (the first character is 1).\",\"minimum\":1},\"symbol\":{\"type\":\"string\"," +
+      "\"description\":\"The identifier to query, searched on line, then up to 3 lines away; character is then " +
+      "optional.\"}},\"additionalProperties\":false}"
+    const description = "Precise, read-only code navigation through the project's language server: " +
+      "goToDefinition, findReferences (always includes the declaration), goToImplementation, and hover (type " +
+      "and documentation). Point at a symbol with file_path and its one-based line and character, or name it " +
+      "with symbol near line. Locations come back as path:line:character lines (one-based), grouped by file, " +
+      "relative to the workspace when inside it."
+    for (const operations of [four, [...four].reverse()]) {
+      assert.strictEqual(JSON.stringify(LspToolInput.jsonSchemaFor(operations)), schema)
+      assert.strictEqual(LspToolInput.descriptionFor(operations), description)
+    }
+  })
+
+  it("by default offers all nine operations in one flat object, requiring only operation", () => {
+    assert.deepStrictEqual(LspToolInput.jsonSchema, {
+      type: "object",
+      required: ["operation"],
+      properties: {
+        operation: {
+          type: "string",
+          enum: [
+            "goToDefinition",
+            "findReferences",
+            "goToImplementation",
+            "hover",
+            "goToTypeDefinition",
+            "incomingCalls",
+            "outgoingCalls",
+            "documentSymbol",
+            "workspaceSymbol"
+          ],
+          description: "goToDefinition: where the symbol is defined. findReferences: every use of the symbol, " +
+            "including its declaration. goToImplementation: implementations of an interface or abstract member. " +
+            "hover: the symbol's type and documentation. goToTypeDefinition: where the symbol's type is defined. " +
+            "incomingCalls: the functions that call the function at the position, with call sites. outgoingCalls: " +
+            "the functions it calls, with call sites. documentSymbol: the symbols declared in file_path, nested. " +
+            "workspaceSymbol: declarations whose name matches query, across the workspace."
+        },
+        file_path: {
+          type: "string",
+          description: "The file to query, relative to the workspace root or absolute; optional for workspaceSymbol.",
+          pattern: "\\S"
+        },
+        line: { type: "integer", description: "One-based line of the symbol (the first line is 1).", minimum: 1 },
+        character: {
+          type: "integer",
+          description:
+            "One-based column of the symbol within its line, in UTF-16 code units (the first character is 1).",
+          minimum: 1
+        },
+        symbol: {
+          type: "string",
+          description: "The identifier to query, searched on line, then up to 3 lines away; character is then optional."
+        },
+        query: {
+          type: "string",
+          description: "workspaceSymbol: the name or part of a name to search for.",
+          pattern: "\\S"
+        }
+      },
+      additionalProperties: false
+    })
+    assert.strictEqual(LspToolInput.description, LspToolInput.descriptionFor(LspToolInput.allOperations))
+    assert.include(LspToolInput.description, "documentSymbol takes file_path only.")
+    assert.include(LspToolInput.description, "Arguments an operation does not take are ignored.")
+  })
+
+  it("describes only what the offered operations take", () => {
+    const documentOnly = LspToolInput.jsonSchemaFor(["documentSymbol"]) as { required: unknown; properties: object }
+    assert.deepStrictEqual(documentOnly.required, ["operation", "file_path"])
+    assert.deepStrictEqual(Object.keys(documentOnly.properties), ["operation", "file_path"])
+    const searchOnly = LspToolInput.jsonSchemaFor(["workspaceSymbol"]) as { required: unknown; properties: object }
+    assert.deepStrictEqual(searchOnly.required, ["operation"])
+    assert.deepStrictEqual(Object.keys(searchOnly.properties), ["operation", "file_path", "query"])
+    const calls = LspToolInput.jsonSchemaFor(["incomingCalls", "hover"]) as { required: unknown; properties: object }
+    assert.deepStrictEqual(calls.required, ["operation", "file_path", "line"])
+    assert.deepStrictEqual(Object.keys(calls.properties), ["operation", "file_path", "line", "character", "symbol"])
+    assert.strictEqual(
+      LspToolInput.descriptionFor(["workspaceSymbol"]),
+      "Precise, read-only code navigation through the project's language server: workspaceSymbol (find " +
+        "declarations by name). workspaceSymbol takes query, and file_path to search only that file's language " +
+        "server. Results come back as path:line:character lines (one-based), grouped by file, relative to the " +
+        "workspace when inside it."
+    )
+  })
+
   it("agrees with validation: the schema's pattern is what non-blank means", () => {
     const shape = Schema.Struct({ properties: Schema.Struct({ file_path: Schema.Struct({ pattern: Schema.String }) }) })
     const pattern = new RegExp(Schema.decodeUnknownSync(shape)(LspToolInput.jsonSchema).properties.file_path.pattern)
@@ -260,4 +374,151 @@ describe("LspToolInput.jsonSchema", () => {
     assert.strictEqual(LspToolInput.name, "lsp")
     assert.isTrue(LspToolInput.description.includes("findReferences (always includes the declaration)"))
   })
+})
+
+describe("LspToolInput.validate per operation", () => {
+  it("accepts every position operation with a position, and converts it to a position request", () => {
+    for (const operation of LspQuery.LspPositionOperation.literals) {
+      const input = { ...valid, operation }
+      assert.deepStrictEqual(LspToolInput.validate(input), Either.right(input))
+      assert.deepStrictEqual(LspToolInput.toQueryRequest(input, "/w"), {
+        operation,
+        filePath: "src/a.ts",
+        position: { line: 2, character: 6 },
+        workspaceRoot: "/w"
+      })
+    }
+  })
+
+  it("checks incomingCalls and outgoingCalls positions as any position operation", () => {
+    const calls = { operation: "incomingCalls", file_path: "m.ts" }
+    assertRejected(calls, "line", `Missing "line": ${lineFix}`)
+    assertRejected(
+      { ...calls, line: 2 },
+      "character",
+      `Missing "character": ${characterFix} Or send "symbol", the identifier's name.`
+    )
+    assert.deepStrictEqual(
+      LspToolInput.validate({ operation: "outgoingCalls", file_path: "m.ts", line: 2, symbol: "main" }),
+      Either.right({ operation: "outgoingCalls", file_path: "m.ts", line: 2, symbol: "main" })
+    )
+  })
+
+  it("documentSymbol takes file_path only, ignoring a position sent with it", () => {
+    const expected = { operation: "documentSymbol", file_path: "src/a.ts" } as const
+    assert.deepStrictEqual(LspToolInput.validate(expected), Either.right(expected))
+    assert.deepStrictEqual(
+      LspToolInput.validate({ ...expected, line: 0, character: "x", symbol: 3, query: "" }),
+      Either.right(expected)
+    )
+    assert.deepStrictEqual(LspToolInput.toQueryRequest(expected, "/w"), {
+      operation: "documentSymbol",
+      filePath: "src/a.ts",
+      workspaceRoot: "/w"
+    })
+  })
+
+  it("documentSymbol without a usable file_path says what to send", () => {
+    const fix = "documentSymbol needs file_path, the file whose symbols to list, relative to the workspace root " +
+      "or absolute (it takes no line or character)."
+    assertRejected({ operation: "documentSymbol", line: 3 }, "file_path", `Missing "file_path": ${fix}`)
+    assertRejected(
+      { operation: "documentSymbol", file_path: " " },
+      "file_path",
+      `Invalid "file_path" (got " " (a string)): ${fix}`
+    )
+  })
+
+  it("workspaceSymbol needs query; file_path is optional", () => {
+    const fix = "workspaceSymbol needs query: the name or part of a name to search for, e.g. \"parseConfig\"."
+    assertRejected({ operation: "workspaceSymbol" }, "query", `Missing "query": ${fix}`)
+    assertRejected(
+      { operation: "workspaceSymbol", file_path: "a.ts", line: 1, character: 1 },
+      "query",
+      `Missing "query": ${fix}`
+    )
+    assertRejected(
+      { operation: "workspaceSymbol", query: " \t" },
+      "query",
+      `Invalid "query" (got " \\t" (a string)): ${fix}`
+    )
+    assertRejected({ operation: "workspaceSymbol", query: 7 }, "query", `Invalid "query" (got 7): ${fix}`)
+    assert.deepStrictEqual(
+      LspToolInput.validate({ operation: "workspaceSymbol", query: "Circle", line: 0 }),
+      Either.right({ operation: "workspaceSymbol", query: "Circle" })
+    )
+    assert.deepStrictEqual(
+      LspToolInput.validate({ operation: "workspaceSymbol", query: "Circle", file_path: "a.ts" }),
+      Either.right({ operation: "workspaceSymbol", query: "Circle", file_path: "a.ts" })
+    )
+  })
+
+  it("workspaceSymbol refuses a file_path that is given but unusable", () => {
+    assertRejected(
+      { operation: "workspaceSymbol", query: "Circle", file_path: "" },
+      "file_path",
+      "Invalid \"file_path\" (got \"\" (a string)): for workspaceSymbol, file_path is optional: leave it out to " +
+        "search every language server, or give a file (relative to the workspace root or absolute) to search only " +
+        "its language server."
+    )
+  })
+
+  it("converts workspaceSymbol with and without a file", () => {
+    assert.deepStrictEqual(LspToolInput.toQueryRequest({ operation: "workspaceSymbol", query: "Circle" }, "/w"), {
+      operation: "workspaceSymbol",
+      query: "Circle",
+      workspaceRoot: "/w"
+    })
+    assert.deepStrictEqual(
+      LspToolInput.toQueryRequest({ operation: "workspaceSymbol", query: "Circle", file_path: "a.ts" }, "/w"),
+      { operation: "workspaceSymbol", query: "Circle", workspaceRoot: "/w", filePath: "a.ts" }
+    )
+  })
+
+  it("checks operation before that operation's arguments", () => {
+    assert.strictEqual(failure({ operation: "search", query: "" }).detail?.argument, "operation")
+    assert.strictEqual(failure({ operation: "workspaceSymbol", query: "", file_path: "" }).detail?.argument, "query")
+  })
+
+  it("refuses an operation the tool does not offer, listing the offered ones", () => {
+    assertRejected(
+      { operation: "documentSymbol", file_path: "a.ts" },
+      "operation",
+      "Invalid \"operation\" (got \"documentSymbol\" (a string)): this tool does not offer documentSymbol; use one " +
+        "of goToDefinition, findReferences, goToImplementation, hover.",
+      four
+    )
+    assertRejected(
+      { ...valid, operation: "hover" },
+      "operation",
+      "Invalid \"operation\" (got \"hover\" (a string)): this tool does not offer hover; use one of " +
+        "goToDefinition, documentSymbol.",
+      ["documentSymbol", "goToDefinition"]
+    )
+  })
+
+  it("never offers a seam operation it has no arguments and rendering for", () => {
+    for (const operation of LspQuery.LspOperation.literals) {
+      if ((LspToolInput.allOperations as ReadonlyArray<string>).includes(operation)) continue
+      assertRejected(
+        { operation, file_path: "a.ts" },
+        "operation",
+        `Invalid "operation" (got "${operation}" (a string)): this tool does not offer ${operation}; ${operationFix}`
+      )
+    }
+  })
+
+  it.prop(
+    "accepts exactly the offered operations",
+    [FastCheck.subarray([...LspToolInput.allOperations], { minLength: 1 })],
+    ([offered]) => {
+      for (const operation of LspQuery.LspOperation.literals) {
+        const args = { operation, file_path: "a.ts", line: 1, character: 1, query: "a" }
+        assert.strictEqual(
+          Either.isRight(LspToolInput.validate(args, offered)),
+          (offered as ReadonlyArray<string>).includes(operation)
+        )
+      }
+    }
+  )
 })

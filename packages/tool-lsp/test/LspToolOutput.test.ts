@@ -21,8 +21,15 @@ describe("LspToolOutput", () => {
     for (const node of nodes) assert.strictEqual(node.additionalProperties, false)
     const kinds = objects(LspToolOutput.jsonSchema)
       .map((node) => Object.fromEntries(Object.entries(node.properties ?? {})).kind)
-      .filter((kind) => kind !== undefined)
-    assert.deepStrictEqual(kinds, [{ type: "string", enum: ["locations"] }, { type: "string", enum: ["hover"] }])
+      // Result kinds are single literals; symbol and call items have a `kind` too (SymbolKind names).
+      .filter((kind) => kind !== undefined && Array.isArray(kind.enum) && kind.enum.length === 1)
+    assert.deepStrictEqual(kinds, [
+      { type: "string", enum: ["locations"] },
+      { type: "string", enum: ["hover"] },
+      { type: "string", enum: ["symbols"] },
+      { type: "string", enum: ["calls"] },
+      { type: "string", enum: ["diagnostics"] }
+    ])
   })
 
   it("validates both result kinds and rejects anything else", () => {

@@ -216,12 +216,22 @@ export const verbatim = (uri: string): string =>
  * @since 0.1.0
  * @category rendering
  */
-export const render = (uri: string, workspaceUri: string): string => {
+export const render = (uri: string, workspaceUri: string): string => place(uri, workspaceUri).text
+
+/**
+ * `render`, and whether the result is inside the workspace (shown relative to it). Verbatim URIs and paths
+ * outside the workspace, or in another world, are not inside.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const place = (uri: string, workspaceUri: string): { readonly text: string; readonly inside: boolean } => {
   const world = worldOf(workspaceUri)
   const base = parseFileUri(workspaceUri, world)
-  if (base === undefined) return verbatim(uri)
+  if (base === undefined) return { text: verbatim(uri), inside: false }
   const path = parseFileUri(uri, targetWorld(uri, world))
-  if (path === undefined) return verbatim(uri)
-  if (worldOfPath(path) !== world) return absolute(path)
-  return relative(path, base) ?? absolute(path)
+  if (path === undefined) return { text: verbatim(uri), inside: false }
+  if (worldOfPath(path) !== world) return { text: absolute(path), inside: false }
+  const inner = relative(path, base)
+  return inner === undefined ? { text: absolute(path), inside: false } : { text: inner, inside: true }
 }
