@@ -27,7 +27,8 @@ const show = (value: unknown): string =>
  * `{ card: "generic", kind: "search", title: "LSP <operation> <file_path>:<line>:<character>",
  * locations: [{ path: file_path, line }] }`; a call that names a `symbol` instead of giving a `character` is
  * titled `LSP <operation> <file_path>:<line> <symbol>`, a documentSymbol call `LSP documentSymbol <file_path>`
- * and a workspaceSymbol call `LSP workspaceSymbol "<query>"` (since 0.2.0; neither has a location). Arguments
+ * a workspaceSymbol call `LSP workspaceSymbol "<query>"` and a diagnostics call `LSP diagnostics <file_path>` (since
+ * 0.2.0; none has a location). Arguments
  * that are missing or not primitives show as `?`; the location is left out unless `file_path` is a non-blank
  * string and `line` a positive integer.
  *
@@ -36,6 +37,9 @@ const show = (value: unknown): string =>
  */
 export const make = (args: unknown): LspToolCard => {
   const { character, file_path, line, operation, query, symbol } = Predicate.isRecord(args) ? args : {}
+  if (operation === "diagnostics") {
+    return { card: "generic", kind: "search", title: `LSP diagnostics ${show(file_path)}`, locations: [] }
+  }
   if (operation === "documentSymbol") {
     return { card: "generic", kind: "search", title: `LSP documentSymbol ${show(file_path)}`, locations: [] }
   }

@@ -22,7 +22,8 @@ import * as Schema from "effect/Schema"
 export const name = "lsp"
 
 /**
- * The seam operations the tool can offer: every position operation, documentSymbol and workspaceSymbol. A seam
+ * The seam operations the tool can offer: every position operation, documentSymbol, workspaceSymbol and
+ * diagnostics. A seam
  * operation the tool has no arguments, validation and rendering for is not among them, so no configuration can
  * offer it by accident.
  *
@@ -32,7 +33,8 @@ export const name = "lsp"
 export const ToolOperation = Schema.Literal(
   ...LspQuery.LspPositionOperation.literals,
   ...LspQuery.LspDocumentOperation.literals,
-  "workspaceSymbol"
+  "workspaceSymbol",
+  "diagnostics"
 )
 
 /**
@@ -82,7 +84,8 @@ const descriptionTerm: Readonly<Record<ToolOperation, string>> = {
   incomingCalls: "incomingCalls (callers)",
   outgoingCalls: "outgoingCalls (callees)",
   documentSymbol: "documentSymbol (a file's outline)",
-  workspaceSymbol: "workspaceSymbol (find declarations by name)"
+  workspaceSymbol: "workspaceSymbol (find declarations by name)",
+  diagnostics: "diagnostics (a file's current errors and warnings)"
 }
 
 /** How each operation is explained in the `operation` argument's description. */
@@ -95,7 +98,8 @@ const operationMeaning: Readonly<Record<ToolOperation, string>> = {
   incomingCalls: "incomingCalls: the functions that call the function at the position, with call sites.",
   outgoingCalls: "outgoingCalls: the functions it calls, with call sites.",
   documentSymbol: "documentSymbol: the symbols declared in file_path, nested.",
-  workspaceSymbol: "workspaceSymbol: declarations whose name matches query, across the workspace."
+  workspaceSymbol: "workspaceSymbol: declarations whose name matches query, across the workspace.",
+  diagnostics: "diagnostics: the errors and warnings of file_path as it is on disk now."
 }
 
 const listed = (terms: ReadonlyArray<string>): string =>
@@ -123,6 +127,9 @@ export const descriptionFor = (operations: Operations): string => {
     ...(offered.includes("documentSymbol") ? ["documentSymbol takes file_path only."] : []),
     ...(offered.includes("workspaceSymbol")
       ? ["workspaceSymbol takes query, and file_path to search only that file's language server."]
+      : []),
+    ...(offered.includes("diagnostics")
+      ? ["diagnostics takes file_path, and severity to include information or hints."]
       : []),
     ...(positional && others.length > 0 ? ["Arguments an operation does not take are ignored."] : []),
     `${onlyLocations ? "Locations" : "Results"} come back as path:line:character lines (one-based), grouped by ` +
@@ -217,6 +224,34 @@ export const Query = Schema.String.pipe(Schema.pattern(/\S/)).annotations({
 })
 
 /**
+ * The diagnostics threshold: this severity or worse.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Severity = LspQuery.LspSeverity.annotations({
+  description: "diagnostics: the least serious kind to include (default warning: errors and warnings)."
+})
+
+/**
+ * Validated input of diagnostics.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const DiagnosticsInput = Schema.Struct({
+  operation: Schema.Literal("diagnostics"),
+  file_path: FilePath,
+  severity: Schema.optional(LspQuery.LspSeverity)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type DiagnosticsInput = typeof DiagnosticsInput.Type
+
+/**
  * Validated input of a position operation. `character` may be left out when `symbol` is given.
  *
  * @since 0.2.0
@@ -277,7 +312,7 @@ export type WorkspaceSymbolInput = typeof WorkspaceSymbolInput.Type
  * @since 0.1.0
  * @category schemas
  */
-export const LspToolInput = Schema.Union(PositionInput, DocumentInput, WorkspaceSymbolInput)
+export const LspToolInput = Schema.Union(PositionInput, DocumentInput, WorkspaceSymbolInput, DiagnosticsInput)
 
 /**
  * @since 0.1.0
@@ -309,6 +344,7 @@ export const parametersFor = (operations: Operations): Schema.Schema<unknown, un
     fields.symbol = Schema.optional(SymbolName)
   }
   if (offered.includes("workspaceSymbol")) fields.query = Schema.optional(Query)
+  if (offered.includes("diagnostics")) fields.severity = Schema.optional(Severity)
   return Schema.Struct(fields) as unknown as Schema.Schema<unknown, unknown>
 }
 
@@ -355,6 +391,7 @@ const isOperation = Schema.is(LspQuery.LspOperation)
 const isFilePath = Schema.is(FilePath)
 const isOneBased = Schema.is(OneBased)
 const isQuery = Schema.is(Query)
+const isSeverity = Schema.is(LspQuery.LspSeverity)
 
 const characterFix =
   "give the symbol's column as an integer counted from 1 in UTF-16 code units (the first character is 1)."
@@ -442,6 +479,32 @@ const validateWorkspaceSymbol = (
     )
 }
 
+const validateDiagnostics = (
+  input: Readonly<Record<string, unknown>>
+): Either.Either<DiagnosticsInput, LspError.LspError> => {
+  const { file_path, severity } = input
+  if (!isFilePath(file_path)) {
+    return Either.left(
+      problem(
+        "file_path",
+        file_path,
+        "diagnostics needs file_path, the file to check, relative to the workspace root or absolute (it takes no " +
+          "line or character)."
+      )
+    )
+  }
+  if (severity === undefined) return Either.right({ operation: "diagnostics", file_path })
+  return isSeverity(severity)
+    ? Either.right({ operation: "diagnostics", file_path, severity })
+    : Either.left(
+      problem(
+        "severity",
+        severity,
+        "give the least serious kind to include: \"error\", \"warning\" (the default), \"information\" or \"hint\"."
+      )
+    )
+}
+
 /**
  * Validates raw arguments — `operation` first (one of the offered operations, default all), then that
  * operation's own arguments — and fails with the first problem as `LSP_INVALID_ARGUMENTS`, its message saying
@@ -450,7 +513,8 @@ const validateWorkspaceSymbol = (
  * - position operations: non-blank `file_path`, `line` integer ≥ 1, then `character` integer ≥ 1 (optional
  *   when `symbol` is given) and `symbol` one identifier;
  * - documentSymbol: non-blank `file_path`;
- * - workspaceSymbol: non-blank `query`, then `file_path` non-blank when given.
+ * - workspaceSymbol: non-blank `query`, then `file_path` non-blank when given;
+ * - diagnostics: non-blank `file_path`, then `severity` one of the four when given.
  *
  * Arguments the operation does not take (a `line` sent with documentSymbol, a `query` with hover) and any
  * other property are ignored.
@@ -474,6 +538,7 @@ export const validate = (
   const offeredOperation = operation as ToolOperation
   if (offeredOperation === "documentSymbol") return validateDocument(input)
   if (offeredOperation === "workspaceSymbol") return validateWorkspaceSymbol(input)
+  if (offeredOperation === "diagnostics") return validateDiagnostics(input)
   return validatePosition(offeredOperation, input)
 }
 
@@ -514,6 +579,10 @@ export const toQueryRequest = (input: LspToolInput, workspaceRoot: string): LspQ
   switch (input.operation) {
     case "documentSymbol":
       return { operation: input.operation, filePath: input.file_path, workspaceRoot }
+    case "diagnostics":
+      return input.severity === undefined
+        ? { operation: input.operation, filePath: input.file_path, workspaceRoot }
+        : { operation: input.operation, filePath: input.file_path, workspaceRoot, severity: input.severity }
     case "workspaceSymbol":
       return input.file_path === undefined
         ? { operation: input.operation, query: input.query, workspaceRoot }

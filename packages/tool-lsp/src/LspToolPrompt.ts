@@ -49,7 +49,8 @@ export const textFor = (operations: LspToolInput.Operations): string => {
     ...(has("goToTypeDefinition") ? ["goToTypeDefinition jumps from a value to its type's declaration."] : []),
     ...callsSentence(has("incomingCalls"), has("outgoingCalls")),
     ...(has("documentSymbol") ? ["documentSymbol outlines a file without reading it."] : []),
-    ...(has("workspaceSymbol") ? ["workspaceSymbol finds a declaration by name when its file is unknown."] : [])
+    ...(has("workspaceSymbol") ? ["workspaceSymbol finds a declaration by name when its file is unknown."] : []),
+    ...(has("diagnostics") ? ["After editing a file, ask lsp for its diagnostics."] : [])
   ].join(" ")
 }
 

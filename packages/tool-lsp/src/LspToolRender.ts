@@ -341,23 +341,26 @@ export const offIdentifierSentence = (off: LspResult.OffIdentifier): string =>
   }.`
 
 /**
- * Diagnostics, one line each: `path:line:character  severity  message (source code)` at the start of the
- * range, the message on one line, grouped by file in order of first appearance, at most `maxLocations` of
- * them, then the omission line; `No results.` when there are none. (Provisional: the tool does not offer
- * the diagnostics operation yet, but renders any result it is given.)
+ * Diagnostics, one line each: `path:line:character  severity  message  [source code]` at the start of the
+ * range, the message on one line, grouped by file (the asked file first, as the result orders them: errors
+ * first), at most `maxLocations` of them, then the omission line. `No diagnostics.` when there are none and
+ * the answer is known to be for the current text; an incomplete empty answer says so instead (its reason
+ * line comes first), never that the file is clean.
  *
  * @since 0.2.0
  * @category rendering
  */
 export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLocations: number): string => {
-  if (result.diagnostics.length === 0) return noResults
+  if (result.diagnostics.length === 0) {
+    return result.incomplete === true ? "No diagnostics were received for the file's current text." : "No diagnostics."
+  }
   const groups = new Map<string, Array<string>>()
   for (const diagnostic of result.diagnostics) {
     const path = renderUri(diagnostic.uri, result.resolvedWorkspaceUri)
     const origin = [diagnostic.source, diagnostic.code].filter((part) => part !== undefined && part !== "")
     const line = `${at(path, diagnostic.range.start)}  ${diagnostic.severity}  ${
       diagnostic.message.trim().replace(/\s*[\r\n]+\s*/g, " ")
-    }${origin.length > 0 ? ` (${origin.join(" ")})` : ""}`
+    }${origin.length > 0 ? `  [${origin.join(" ")}]` : ""}${diagnostic.related === true ? "  (related)" : ""}`
     const group = groups.get(path)
     if (group === undefined) groups.set(path, [line])
     else group.push(line)

@@ -29,7 +29,7 @@ const assertRejected = (
 }
 
 const operationFix = "use one of goToDefinition, findReferences, goToImplementation, hover, goToTypeDefinition, " +
-  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol."
+  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol, diagnostics."
 const filePathFix = "give the path of the file containing the symbol, relative to the workspace root or absolute."
 const lineFix = "give the symbol's line as an integer counted from 1 (the first line is 1)."
 const characterFix =
@@ -289,7 +289,7 @@ describe("LspToolInput.jsonSchema", () => {
     }
   })
 
-  it("by default offers all nine operations in one flat object, requiring only operation", () => {
+  it("by default offers all ten operations in one flat object, requiring only operation", () => {
     assert.deepStrictEqual(LspToolInput.jsonSchema, {
       type: "object",
       required: ["operation"],
@@ -305,14 +305,16 @@ describe("LspToolInput.jsonSchema", () => {
             "incomingCalls",
             "outgoingCalls",
             "documentSymbol",
-            "workspaceSymbol"
+            "workspaceSymbol",
+            "diagnostics"
           ],
           description: "goToDefinition: where the symbol is defined. findReferences: every use of the symbol, " +
             "including its declaration. goToImplementation: implementations of an interface or abstract member. " +
             "hover: the symbol's type and documentation. goToTypeDefinition: where the symbol's type is defined. " +
             "incomingCalls: the functions that call the function at the position, with call sites. outgoingCalls: " +
             "the functions it calls, with call sites. documentSymbol: the symbols declared in file_path, nested. " +
-            "workspaceSymbol: declarations whose name matches query, across the workspace."
+            "workspaceSymbol: declarations whose name matches query, across the workspace. diagnostics: the errors " +
+            "and warnings of file_path as it is on disk now."
         },
         file_path: {
           type: "string",
@@ -334,6 +336,11 @@ describe("LspToolInput.jsonSchema", () => {
           type: "string",
           description: "workspaceSymbol: the name or part of a name to search for.",
           pattern: "\\S"
+        },
+        severity: {
+          type: "string",
+          enum: ["error", "warning", "information", "hint"],
+          description: "diagnostics: the least serious kind to include (default warning: errors and warnings)."
         }
       },
       additionalProperties: false
@@ -521,4 +528,34 @@ describe("LspToolInput.validate per operation", () => {
       }
     }
   )
+})
+
+describe("LspToolInput diagnostics", () => {
+  const refused = (input: unknown) => {
+    const result = LspToolInput.validate(input)
+    if (Either.isRight(result)) return assert.fail(`accepted ${JSON.stringify(result.right)}`)
+    assert.strictEqual(result.left.code, "LSP_INVALID_ARGUMENTS")
+    return result.left
+  }
+
+  it("needs file_path, takes an optional severity, and ignores a position", () => {
+    assert.include(refused({ operation: "diagnostics" }).message, "diagnostics needs file_path")
+    assert.include(refused({ operation: "diagnostics", file_path: "a.ts", severity: "fatal" }).message, "\"hint\"")
+    const plain = LspToolInput.validate({ operation: "diagnostics", file_path: "a.ts", line: 3 })
+    assert.deepStrictEqual(plain, Either.right({ operation: "diagnostics", file_path: "a.ts" }))
+    const hints = LspToolInput.validate({ operation: "diagnostics", file_path: "a.ts", severity: "hint" })
+    if (Either.isLeft(hints)) return assert.fail(hints.left.message)
+    assert.deepStrictEqual(LspToolInput.toQueryRequest(hints.right, "/w"), {
+      operation: "diagnostics",
+      filePath: "a.ts",
+      workspaceRoot: "/w",
+      severity: "hint"
+    })
+  })
+
+  it("is refused by a tool that does not offer it", () => {
+    const four = LspToolInput.validate({ operation: "diagnostics", file_path: "a.ts" }, LspQuery.referenceOperations)
+    if (Either.isRight(four)) return assert.fail("accepted")
+    assert.include(four.left.message, "this tool does not offer diagnostics")
+  })
 })

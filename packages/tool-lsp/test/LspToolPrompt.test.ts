@@ -28,7 +28,7 @@ describe("LspToolPrompt", () => {
       LspToolPrompt.text,
       `${reference} goToTypeDefinition jumps from a value to its type's declaration. incomingCalls and ` +
         "outgoingCalls list a function's callers and callees. documentSymbol outlines a file without reading it. " +
-        "workspaceSymbol finds a declaration by name when its file is unknown."
+        "workspaceSymbol finds a declaration by name when its file is unknown. After editing a file, ask lsp for its diagnostics."
     )
   })
 

@@ -308,15 +308,34 @@ describe("LspToolRender diagnostics", () => {
     assert.strictEqual(
       LspToolRender.render(result, roomy),
       [
-        "a.ts:3:5  error  Type 'string' is not assignable to type 'number'. (ts 2322)",
-        "a.ts:8:5  error  Unused. (ts 2322)",
-        "b.ts:1:5  error  Cannot find name 'x'. (ts 2322)"
+        "a.ts:3:5  error  Type 'string' is not assignable to type 'number'.  [ts 2322]",
+        "a.ts:8:5  error  Unused.  [ts 2322]",
+        "b.ts:1:5  error  Cannot find name 'x'.  [ts 2322]"
       ].join("\n")
     )
     assert.strictEqual(
       LspToolRender.render(result, { ...roomy, maxLocations: 1 }),
-      "a.ts:3:5  error  Type 'string' is not assignable to type 'number'. (ts 2322)\n2 more diagnostics omitted (limit: 1)."
+      "a.ts:3:5  error  Type 'string' is not assignable to type 'number'.  [ts 2322]\n2 more diagnostics omitted (limit: 1)."
     )
-    assert.strictEqual(LspToolRender.render(LspResult.diagnostics([], "file:///w"), roomy), "No results.")
+    assert.strictEqual(LspToolRender.render(LspResult.diagnostics([], "file:///w"), roomy), "No diagnostics.")
+  })
+
+  it("never calls an answer clean that is not known to be for the current text; related ones say so", () => {
+    const pending = LspResult.markIncomplete(LspResult.diagnostics([], "file:///w"), {
+      reason: "diagnostics-pending",
+      message: "The language server published no diagnostics for the file's current text within 750 ms."
+    })
+    const text = LspToolRender.render(pending, roomy)
+    assert.notInclude(text, "No diagnostics.")
+    assert.include(text, "Incomplete (diagnostics-pending)")
+    assert.include(text, "No diagnostics were received for the file's current text.")
+    const related = LspResult.diagnostics([{
+      uri: "file:///w/b.ts",
+      range: range(0, 0),
+      severity: "error",
+      message: "Module has no exported member 'x'.",
+      related: true
+    }], "file:///w")
+    assert.strictEqual(LspToolRender.render(related, roomy), "b.ts:1:1  error  Module has no exported member 'x'.  (related)")
   })
 })
