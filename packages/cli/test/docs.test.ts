@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Catalog from "../src/internal/catalog.js"
+import * as Catalog from "../docgen/catalog.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 

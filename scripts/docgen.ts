@@ -1,9 +1,9 @@
 // Writes the generated documentation (docs/config-catalog.md, docs/tool-catalog.md) and the published JSON
-// Schema of lsp-seam.json from the Schemas. Run through `npm run docgen`, which builds first: this imports
-// the compiled generator.
+// Schema of lsp-seam.json from the Schemas. Run through `npm run docgen`, which builds first: the generator
+// (packages/cli/docgen, not part of the published package) reads the packages as they are built.
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { files } from "../packages/cli/dist/internal/catalog.js"
+import { files } from "../packages/cli/docgen/catalog.js"
 
 const root = path.resolve(import.meta.dirname, "..")
 for (const [file, content] of Object.entries(files())) {

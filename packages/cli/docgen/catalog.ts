@@ -3,19 +3,19 @@
  * of lsp-seam.json, all rendered from the Schemas (and the presets) so they cannot drift. `npm run docgen`
  * writes them (scripts/docgen.mjs); a test fails when a committed copy differs from what this renders.
  */
-import { LspError } from "@lsp-seam/lsp"
+import { LspError, LspQuery, LspResult } from "@lsp-seam/lsp"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import { LspMcp, LspToolConfig, LspToolInput, LspToolOutput, LspToolPrompt } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Predicate from "effect/Predicate"
-import * as LspConfigFile from "../LspConfigFile.js"
-import * as LspPresets from "../LspPresets.js"
+import * as LspConfigFile from "../src/LspConfigFile.js"
+import * as LspPresets from "../src/LspPresets.js"
 
 type Json = Readonly<Record<string, unknown>>
 
 const header = (what: string) =>
-  `<!-- Generated from ${what} by \`npm run docgen\` (packages/cli/src/internal/catalog.ts). ` +
+  `<!-- Generated from ${what} by \`npm run docgen\` (packages/cli/docgen/catalog.ts). ` +
   "Do not edit: a test fails when this file is out of date. -->\n"
 
 const record = (u: unknown): Json => Predicate.isRecord(u) ? u : {}
@@ -260,9 +260,50 @@ const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
 }
 
 const limitMeanings: Readonly<Record<keyof LspToolConfig.LspToolConfig, string>> = {
-  maxLocations: "Location lines rendered before a final line says how many more were omitted.",
+  maxLocations: "Location, symbol or call lines rendered before a final line says how many more were omitted.",
   maxResultChars: "Cap on the whole rendered text, truncation notice included (UTF-16 code units).",
-  timeoutMs: "Budget of one call: queueing, opening, the request and closing; enforced by interruption."
+  timeoutMs: "Budget of one call: queueing, opening, the request and closing; enforced by interruption.",
+  operations: "The operations the tool offers (non-empty, no repeats, any order). Its JSON Schema, description " +
+    "and prompt section name only these; any other is `LSP_INVALID_ARGUMENTS` listing the offered ones."
+}
+
+/** What each kind of operation takes, as the per-operation table shows it. */
+const takes = (operation: LspToolInput.ToolOperation): string => {
+  switch (operation) {
+    case "documentSymbol":
+      return "`file_path`"
+    case "workspaceSymbol":
+      return "`query`; `file_path` optional (only that file's language server is searched)"
+    case "diagnostics":
+      return "`file_path`; `severity` optional (the least serious kind to include, default `warning`)"
+    default:
+      return "`file_path`, `line`, and `character` or `symbol`"
+  }
+}
+
+const resultKindText: Readonly<Record<LspResult.LspQueryResult["kind"], string>> = {
+  locations: "locations",
+  hover: "hover",
+  symbols: "symbols",
+  calls: "calls",
+  diagnostics: "diagnostics"
+}
+
+/** The fixed cost of a tool configuration: description, compact JSON Schema and prompt section, in characters. */
+const sizes = (operations: LspToolInput.Operations) => {
+  const description = LspToolInput.descriptionFor(operations).length
+  const schema = JSON.stringify(LspToolInput.jsonSchemaFor(operations)).length
+  const prompt = LspToolPrompt.textFor(operations).length
+  return { description, schema, prompt, total: description + schema + prompt + LspToolInput.name.length }
+}
+
+const tokens = (chars: number) => `~${Math.round(chars / 4)}`
+
+const sizeRow = (label: string, operations: LspToolInput.Operations) => {
+  const size = sizes(operations)
+  return `| ${label} | ${size.description} (${tokens(size.description)}) | ${size.schema} (${
+    tokens(size.schema)
+  }) | ${size.prompt} (${tokens(size.prompt)}) | ${size.total} (${tokens(size.total)}) |`
 }
 
 const LspToolConfigJsonSchema = JSONSchema.make(LspToolConfig.LspToolConfig)
@@ -292,10 +333,18 @@ export const toolCatalog = (): string => {
     "",
     `## \`${LspToolInput.name}\``,
     "",
-    "Description, as the model reads it:",
+    "Description, as the model reads it (every operation offered, the default):",
     "",
     "```text",
     LspToolInput.description,
+    "```",
+    "",
+    "With `operations` set to the reference's four (`goToDefinition`, `findReferences`, `goToImplementation`, " +
+    "`hover`), the description, the JSON Schema and the prompt section are 0.1.0's, byte for byte; the " +
+    "description is then:",
+    "",
+    "```text",
+    LspToolInput.descriptionFor(LspQuery.referenceOperations),
     "```",
     "",
     "Annotations (MCP):",
@@ -306,8 +355,19 @@ export const toolCatalog = (): string => {
     "",
     "### Input",
     "",
-    "Positions are one-based and count UTF-16 code units. Validation stops at the first problem, in this " +
-    "order, with `LSP_INVALID_ARGUMENTS`. Other properties are ignored.",
+    "One flat object for every operation. Positions are one-based and count UTF-16 code units. Validation " +
+    "checks `operation` first (one of the offered operations), then that operation's own arguments in the order " +
+    "below, and stops at the first problem with `LSP_INVALID_ARGUMENTS`, whose message says what to send for " +
+    "that operation (`workspaceSymbol needs query: …`). Arguments an operation does not take (a `line` sent with " +
+    "documentSymbol) and other properties are ignored.",
+    "",
+    "| operation | takes | result |",
+    "|---|---|---|",
+    ...LspToolInput.allOperations.map((operation) =>
+      `| \`${operation}\` | ${cell(takes(operation))} | ${resultKindText[LspResult.kindOf(operation)]} |`
+    ),
+    "",
+    "Arguments (the default configuration, every operation offered):",
     "",
     "| argument | type | required | meaning |",
     "|---|---|---|---|",
@@ -321,11 +381,27 @@ export const toolCatalog = (): string => {
     "",
     "### Output",
     "",
-    "The model reads text: navigation results as one `path:line:character` line per location (one-based, " +
-    "grouped by file, relative to the workspace when inside it; `No results.` when empty), hover results as " +
-    "the server's markdown (`No hover information.` when empty), capped by the limits below. Programs get " +
-    "the canonical value `{ result, text }`, whose `result` is the complete, uncapped seam result with " +
-    "zero-based positions (`lsp-seam query --json` prints that `result`):",
+    "The model reads text, every position one-based, capped by the limits below:",
+    "",
+    "- **locations** (goToDefinition, findReferences, goToImplementation, goToTypeDefinition): one " +
+    "`path:line:character` line per location, grouped by file, relative to the workspace when inside it.",
+    "- **hover**: the server's markdown (`No hover information.` when empty).",
+    "- **symbols** (documentSymbol, workspaceSymbol): one `path:line:character  Kind  container.name` line per " +
+    "symbol, at the start of its name, grouped by file in order of first appearance and by position within a " +
+    "file; document symbols are indented two spaces per nesting level (parents first), and every line keeps " +
+    "its path. workspaceSymbol lists the workspace's own files first, then matches outside it as absolute " +
+    "paths; when the search merged several language servers, each line ends with `  [provider]`.",
+    "- **calls** (incomingCalls, outgoingCalls): a first line naming the function asked about " +
+    "(`Calls to add (Function) at m.ts:1:17:` / `Calls from main (Function) at m.ts:18:17:`), then per caller " +
+    "(or callee) `name  path:line:character` at its name, followed by its call sites indented two spaces, one " +
+    "`path:line:character` each (in the caller's file for incoming calls, in the asked function's for outgoing " +
+    "ones), grouped by file and in position order.",
+    "- No locations, symbols or calls: `No results.`; `maxLocations` counts location, symbol or call lines " +
+    "(call sites stay with their call) and a final line says how many were omitted " +
+    "(`3 more symbols omitted (limit: 100).`).",
+    "",
+    "Programs get the canonical value `{ result, text }`, whose `result` is the complete, uncapped seam result " +
+    "with zero-based positions (`lsp-seam query --json` prints that `result`):",
     "",
     "```json",
     JSON.stringify(LspToolOutput.jsonSchema, null, 2),
@@ -358,14 +434,28 @@ export const toolCatalog = (): string => {
     "| key | type | default | meaning |",
     "|---|---|---|---|",
     ...Object.entries(limitMeanings).map(([key, meaning]) =>
-      `| \`${key}\` | ${cell(typeOf(record(LspToolConfigJsonSchema), record(limits[key])))} | ${
-        code(record(defaults)[key])
-      } | ${cell(meaning)} |`
+      key === "operations"
+        ? `| \`operations\` | array of operation names | all ${LspToolConfig.allOperations.length} | ${cell(meaning)} |`
+        : `| \`${key}\` | ${cell(typeOf(record(LspToolConfigJsonSchema), record(limits[key])))} | ${
+          code(record(defaults)[key])
+        } | ${cell(meaning)} |`
     ),
+    "",
+    "### Size",
+    "",
+    "What the tool costs on every request, in characters (tokens estimated at ~4 characters each; the exact " +
+    "count depends on the model's tokenizer). The JSON Schema is measured compact, as providers send it; the " +
+    "total adds the tool's name.",
+    "",
+    "| `operations` | description | JSON Schema | prompt section | total |",
+    "|---|---|---|---|---|",
+    sizeRow(`all ${LspToolConfig.allOperations.length} (default)`, LspToolConfig.allOperations),
+    sizeRow("the reference's 4 (0.1.0's texts, verbatim)", LspQuery.referenceOperations),
     "",
     "### System prompt section",
     "",
-    `\`LspToolPrompt.section\`: name \`${LspToolPrompt.section.name}\`, order ${LspToolPrompt.section.order}.`,
+    `\`LspToolPrompt.section\` (\`LspToolPrompt.sectionFor(operations)\` for another configuration): name ` +
+    `\`${LspToolPrompt.section.name}\`, order ${LspToolPrompt.section.order}. With every operation offered:`,
     "",
     "```text",
     LspToolPrompt.section.text,
