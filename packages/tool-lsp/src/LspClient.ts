@@ -3,7 +3,7 @@
  * from the provider Layer you give it.
  *
  * ```ts
- * const client = makeClient(providerLayer, { workingDirectory: "/repo" })
+ * const client = LspClient.make(providerLayer, { workingDirectory: "/repo" })
  * const { text } = await client.query({ operation: "hover", file_path: "src/a.ts", line: 3, character: 7 })
  * await client.close()
  * ```
@@ -72,10 +72,10 @@ const disposed = () => LspError.disposed("The lsp client has been closed.")
  * Makes a client. Throws `LSP_INVALID_CONFIG` at once when `options.tool` is invalid; the Layer is built on
  * the first query, and a Layer failure rejects that query.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
-export const makeClient = (
+export const make = (
   layer: Layer.Layer<LspService.LspService, LspError.LspError>,
   options?: LspClientOptions
 ): LspClient => {
@@ -119,3 +119,12 @@ export const makeClient = (
 
   return { query, close }
 }
+
+/**
+ * The former name of `make`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @deprecated Use `make`.
+ */
+export const makeClient = make

@@ -84,10 +84,10 @@ export const textResult = (text: string): McpSchema.CallToolResult =>
  * Adds the `lsp` tool offering `config.operations` (default: all) to the `McpServer` in context. The `LspService` and `LspSession` are captured now;
  * a cancelled MCP request interrupts the query down to the provider.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
-export const register = (
+export const addTool = (
   config?: LspToolConfig.LspToolConfigInput
 ): Effect.Effect<void, LspError.LspError, McpServer.McpServer | LspService.LspService | LspSession> =>
   Effect.gen(function*() {
@@ -107,7 +107,7 @@ export const register = (
   })
 
 /**
- * `register` as a Layer, providing `McpServer.layer` (shared with `McpServer.layerStdio`/`layerHttp` in the
+ * `addTool` as a Layer, providing `McpServer.layer` (shared with `McpServer.layerStdio`/`layerHttp` in the
  * same build). For the CLI:
  * `LspMcp.layer().pipe(Layer.provide(McpServer.layerStdio(...)), Layer.provide(provider), Layer.provide(session))`.
  *
@@ -117,4 +117,13 @@ export const register = (
 export const layer = (
   config?: LspToolConfig.LspToolConfigInput
 ): Layer.Layer<never, LspError.LspError, LspService.LspService | LspSession> =>
-  Layer.effectDiscard(register(config)).pipe(Layer.provide(McpServer.McpServer.layer))
+  Layer.effectDiscard(addTool(config)).pipe(Layer.provide(McpServer.McpServer.layer))
+
+/**
+ * The former name of `addTool`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @deprecated Use `addTool`: it adds the tool to the MCP server in context.
+ */
+export const register = addTool

@@ -54,7 +54,7 @@ describe("LspClient", () => {
       selectionRange: { start: { line: 6, character: 13 }, end: { line: 6, character: 19 } }
     }], "file:///repo")
     const env = setup([Testing.succeed(symbols), Testing.succeed(symbols)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     assert.deepStrictEqual(await client.query({ operation: "workspaceSymbol", query: "Circ" }), {
       result: { ...symbols, symbols: [{ ...symbols.symbols[0]!, provider: "ts" }] },
       text: "shape.ts:7:14  Class  Circle"
@@ -72,7 +72,7 @@ describe("LspClient", () => {
 
   it("refuses an operation its tool configuration does not offer", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo", tool: { operations: ["hover"] } })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo", tool: { operations: ["hover"] } })
     const error = await rejection(client.query({ operation: "documentSymbol", file_path: "a.ts" }))
     assert.strictEqual(codeOf(error), "LSP_INVALID_ARGUMENTS")
     assert.include(
@@ -85,7 +85,7 @@ describe("LspClient", () => {
 
   it("answers a query with the canonical result and the rendered text", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const output = await client.query(args)
     assert.deepStrictEqual(output, { result: hover, text: "const a: number" })
     assert.strictEqual((await env.queries())[0]?.workspaceRoot, "/repo")
@@ -94,7 +94,7 @@ describe("LspClient", () => {
 
   it("lets a query override the working directory, and needs one", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer)
+    const client = LspClient.make(env.layer)
     assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_WORKSPACE_REQUIRED")
     await client.query(args, { workingDirectory: "/other" })
     assert.deepStrictEqual((await env.queries()).map((query) => query.workspaceRoot), ["/other"])
@@ -103,7 +103,7 @@ describe("LspClient", () => {
 
   it("rejects with the LspError itself for invalid arguments", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const error = await rejection(client.query({ ...args, operation: "rename" }))
     assert.isTrue(LspError.isLspError(error))
     assert.strictEqual(codeOf(error), "LSP_INVALID_ARGUMENTS")
@@ -113,7 +113,7 @@ describe("LspClient", () => {
 
   it("settles queries that finish without waiting once the runtime is built", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     await client.query(args)
     const controller = new AbortController()
     const error = await rejection(client.query({ ...args, line: -1 }, { signal: controller.signal }))
@@ -124,7 +124,7 @@ describe("LspClient", () => {
 
   it("applies the tool configuration, including the budget", async () => {
     const env = setup([Testing.never])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo", tool: { timeoutMs: 20 } })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo", tool: { timeoutMs: 20 } })
     assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_TIMEOUT")
     assert.strictEqual(await env.interruptions(), 1)
     await client.close()
@@ -133,17 +133,17 @@ describe("LspClient", () => {
   it("throws LSP_INVALID_CONFIG at once for an invalid tool configuration", () => {
     const env = setup([Testing.never])
     try {
-      LspClient.makeClient(env.layer, { tool: { maxLocations: 0 } })
+      LspClient.make(env.layer, { tool: { maxLocations: 0 } })
     } catch (error) {
       assert.strictEqual(codeOf(error), "LSP_INVALID_CONFIG")
       return
     }
-    assert.fail("expected makeClient to throw")
+    assert.fail("expected make to throw")
   })
 
   it("rejects queries with the Layer's error when it fails to build", async () => {
     const failing = Layer.fail(LspError.invalidConfig("bad servers"))
-    const client = LspClient.makeClient(failing, { workingDirectory: "/repo" })
+    const client = LspClient.make(failing, { workingDirectory: "/repo" })
     const error = await rejection(client.query(args))
     assert.strictEqual(codeOf(error), "LSP_INVALID_CONFIG")
     await client.close()
@@ -151,7 +151,7 @@ describe("LspClient", () => {
 
   it("an aborted signal interrupts the query down to the provider and rejects with its reason", async () => {
     const env = setup([Testing.never])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const controller = new AbortController()
     const pending = client.query(args, { signal: controller.signal })
     await until(async () => (await env.queries()).length === 1)
@@ -165,7 +165,7 @@ describe("LspClient", () => {
 
   it("rejects with a caller-chosen abort reason", async () => {
     const env = setup([Testing.never])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const controller = new AbortController()
     const pending = client.query(args, { signal: controller.signal })
     await until(async () => (await env.queries()).length === 1)
@@ -177,7 +177,7 @@ describe("LspClient", () => {
 
   it("does not start a query whose signal is already aborted", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const error = await rejection(client.query(args, { signal: AbortSignal.abort() }))
     assert.strictEqual(error instanceof DOMException && error.name, "AbortError")
     assert.deepStrictEqual(await env.queries(), [])
@@ -186,7 +186,7 @@ describe("LspClient", () => {
 
   it("an abort after the answer changes nothing", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const controller = new AbortController()
     const output = await client.query(args, { signal: controller.signal })
     controller.abort()
@@ -196,7 +196,7 @@ describe("LspClient", () => {
 
   it("close interrupts queries in flight, releases the Layer, and later queries reject with LSP_DISPOSED", async () => {
     const env = setup([Testing.never])
-    const client = LspClient.makeClient(env.layer, { workingDirectory: "/repo" })
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const pending = client.query(args)
     await until(async () => (await env.queries()).length === 1)
     await client.close()
@@ -209,8 +209,14 @@ describe("LspClient", () => {
 
   it("close without any query is fine", async () => {
     const env = setup([Testing.succeed(hover)])
-    const client = LspClient.makeClient(env.layer)
+    const client = LspClient.make(env.layer)
     await client.close()
     assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_DISPOSED")
+  })
+})
+
+describe("LspClient names", () => {
+  it("keeps the 0.1.0 name as an alias of make", () => {
+    assert.strictEqual(LspClient.makeClient, LspClient.make)
   })
 })

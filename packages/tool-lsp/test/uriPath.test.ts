@@ -212,8 +212,9 @@ interface Inside {
   readonly rest: ReadonlyArray<string>
 }
 
+// A first segment like "a:" makes a path read as a Windows drive (the rule), so a POSIX workspace never has one.
 const posixInside: FastCheck.Arbitrary<Inside> = FastCheck.record({
-  base: FastCheck.array(posixName, { maxLength: 3 }),
+  base: FastCheck.array(posixName, { maxLength: 3 }).filter((base) => !/^[A-Za-z]:/.test(base[0] ?? "")),
   rest: FastCheck.array(posixName, { maxLength: 3 })
 }).map(({ base, rest }) => ({
   world: "Posix",
