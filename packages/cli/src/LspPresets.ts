@@ -159,7 +159,9 @@ export const all: ReadonlyArray<Preset> = [
       command: "vscode-css-language-server",
       args: ["--stdio"],
       extensionToLanguage: { ".css": "css", ".scss": "scss", ".less": "less" },
-      env: noHttp
+      env: noHttp,
+      // Its validation reads its settings: answered null, it throws and every diagnostics pull comes back empty.
+      configuration: {}
     }
   },
   {

@@ -46,6 +46,8 @@ const setup = (
     readonly documentSync?: "retained" | "transient"
     readonly capabilities?: unknown
     readonly handlers?: Testing.FakeHandlers
+    /** Publish an empty, versionless set this many milliseconds after each didClose, as many servers do. */
+    readonly clearOnCloseAfterMs?: number
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -63,6 +65,12 @@ const setup = (
         capabilities: options.capabilities ?? { textDocumentSync: 1, hoverProvider: true },
         handlers: options.handlers ?? {},
         onNotification: (method, params) => {
+          if (method === "textDocument/didClose" && options.clearOnCloseAfterMs !== undefined) {
+            const { textDocument } = Schema.decodeUnknownSync(Asked)(params)
+            return Effect.asVoid(Effect.forkDaemon(
+              Effect.zipRight(Effect.sleep(options.clearOnCloseAfterMs), publish(textDocument.uri, undefined, []))
+            ))
+          }
           if (method !== "textDocument/didOpen" && method !== "textDocument/didChange") return Effect.void
           const { textDocument } = Schema.decodeUnknownSync(Opened)(params)
           return Effect.forkDaemon(onSync(textDocument.uri, textDocument.version, publish)).pipe(
@@ -194,7 +202,7 @@ describe("LspStdio diagnostics (pushed, TestClock)", () => {
       // No time passes and nothing is sent: the held set is for the held text.
       const again = yield* Effect.fork(ask())
       let answered = yield* Fiber.poll(again)
-      for (let i = 0; i < 200 && Option.isNone(answered); i++) {
+      for (let i = 0; i < 5_000 && Option.isNone(answered); i++) {
         yield* settle
         answered = yield* Fiber.poll(again)
       }
@@ -228,6 +236,48 @@ describe("LspStdio diagnostics (pushed, TestClock)", () => {
       const all = yield* Effect.fork(ask("hint"))
       yield* settle
       assert.deepStrictEqual(messages(yield* Fiber.join(all)).slice(0, 3), ["an error", "a warning", "a hint"])
+    }))
+})
+
+describe("LspStdio diagnostics (transient documents, TestClock)", () => {
+  it.scoped("a reopened document's answer is never an earlier open's set, nor the set that cleared it on close", () =>
+    Effect.gen(function*() {
+      const texts = yield* Ref.make<ReadonlyArray<number>>([])
+      // A versionless server: it says nothing of versions, clears a closed document 50 ms after the close, and
+      // publishes a document's diagnostics 100 ms after it opens.
+      const { ask, synced, write } = yield* setup((uri, version, publish) =>
+        Effect.gen(function*() {
+          yield* Ref.update(texts, (all) => [...all, version])
+          yield* Effect.sleep(100)
+          yield* publish(uri, undefined, version === 1 ? [diagnostic(0, "broken")] : [])
+        }), { documentSync: "transient", clearOnCloseAfterMs: 50 })
+      const first = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(100)
+      yield* settle
+      // Quiet for 100 ms after its set: answered at 200 ms, and closed then.
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(first)), ["broken"])
+      write("let x = 2 // fixed\n")
+      // The clear of the first close comes 50 ms after it; the server sends no versions, so the host waits until
+      // it has been quiet about the document (quietMs 100) before reopening it.
+      const second = yield* Effect.fork(ask())
+      yield* settle
+      yield* TestClock.adjust(50)
+      yield* settle
+      yield* TestClock.adjust(99)
+      yield* settle
+      assert.deepStrictEqual(yield* Ref.get(texts), [1], "not reopened while the server may still publish")
+      yield* TestClock.adjust(1)
+      yield* synced(2)
+      yield* TestClock.adjust(100)
+      yield* settle
+      yield* TestClock.adjust(100)
+      const result = yield* Fiber.join(second)
+      assert.deepStrictEqual(messages(result), [])
+      assert.isUndefined(result.incomplete)
+      // Each open had a version of its own.
+      assert.deepStrictEqual(yield* Ref.get(texts), [1, 2])
     }))
 })
 

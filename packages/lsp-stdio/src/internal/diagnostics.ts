@@ -49,9 +49,19 @@ export interface Synced {
   readonly startedAt: number
 }
 
-/** Whether a published set was computed for the synced text. */
-const matches = (set: PublishedSet | undefined, synced: Synced): set is PublishedSet =>
-  set !== undefined && (set.version !== undefined ? set.version === synced.version : set.sequence > synced.sentAt)
+/**
+ * Whether a published set was computed for the synced text: published after the text was sent, and for its
+ * version when the server says one. A server that states versions is never believed without one, and the
+ * clearing set a server publishes when a document closes is no answer (should a server not clear on close,
+ * the first empty set after a reopen is taken for one anyway: the answer may then be pending, never stale).
+ */
+const matches = (
+  set: PublishedSet | undefined,
+  synced: Synced,
+  versionedServer: boolean
+): set is PublishedSet =>
+  set !== undefined && set.sequence > synced.sentAt && !set.clearing &&
+  (set.version !== undefined ? set.version === synced.version : !versionedServer)
 
 /** Waits for the next publication or until `untilMillis`; false when the time ran out. */
 const nextPublication = (instance: ServerInstance.ServerInstance, untilMillis: number) =>
@@ -65,10 +75,11 @@ const nextPublication = (instance: ServerInstance.ServerInstance, untilMillis: n
 const pushed = (instance: ServerInstance.ServerInstance, synced: Synced, untilMillis: number, quietMs: number) =>
   Effect.gen(function*() {
     const store = instance.diagnostics
+    const fits = (set: PublishedSet | undefined): set is PublishedSet => matches(set, synced, store.versioned())
     // A set that already matches and came before this query (a held document, unchanged) is the answer.
     const held = store.get(synced.uri)
-    if (matches(held, synced) && held.sequence <= synced.startedAt) return held
-    while (!matches(store.get(synced.uri), synced)) {
+    if (fits(held) && held.sequence <= synced.startedAt) return held
+    while (!fits(store.get(synced.uri))) {
       if (!(yield* nextPublication(instance, untilMillis))) return undefined
     }
     // Quiet: no further set for this document for quietMs (some servers publish in phases), or time is up.
@@ -76,13 +87,36 @@ const pushed = (instance: ServerInstance.ServerInstance, synced: Synced, untilMi
     while (true) {
       const more = yield* nextPublication(instance, Math.min(untilMillis, latest.at + quietMs))
       const now = store.get(synced.uri)
-      if (now === undefined || !matches(now, synced)) return latest
+      if (now === undefined || !fits(now)) return latest
       if (now.sequence !== latest.sequence) {
         latest = now
         continue
       }
       // Nothing new for this document: quiet (or out of time) unless another document's set woke us.
       if (!more) return latest
+    }
+  })
+
+/**
+ * Before a transient reopen for a diagnostics query: a server that does not version its sets may still be
+ * publishing for the document's previous open (a late set, the clearing set of its close), which could not be
+ * told from the new open's. So wait until it has been quiet about the document for `quietMs` since the close
+ * (bounded by `untilMillis`; nothing to wait for when the document was never closed or the server versions).
+ */
+export const quietBeforeReopen = (
+  instance: ServerInstance.ServerInstance,
+  uri: string,
+  quietMs: number,
+  untilMillis: number
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const store = instance.diagnostics
+    if (store.versioned() || store.lastActivity(uri) === 0) return
+    while (true) {
+      const quietFrom = store.lastActivity(uri) + quietMs
+      const now = yield* Clock.currentTimeMillis
+      if (now >= quietFrom || now >= untilMillis) return
+      yield* nextPublication(instance, Math.min(quietFrom, untilMillis))
     }
   })
 

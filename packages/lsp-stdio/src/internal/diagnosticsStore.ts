@@ -32,6 +32,11 @@ export interface PublishedSet {
   readonly sequence: number
   /** When it arrived (the Effect Clock). */
   readonly at: number
+  /**
+   * An empty set without a version that came first after the client closed the document: the clearing set
+   * many servers publish on close, never an answer for a later open.
+   */
+  readonly clearing: boolean
 }
 
 export interface DiagnosticsStore {
@@ -49,6 +54,19 @@ export interface DiagnosticsStore {
   readonly markSent: (uri: string) => void
   /** The sequence at the last `markSent` of `uri` (0 if never). */
   readonly sentAt: (uri: string) => number
+  /** Whether the server has ever said which document version a set is for. */
+  readonly versioned: () => boolean
+  /**
+   * The version for the next transient open of `uri`: one more than the last (from 1). Never reusing a
+   * version lets a set for an earlier open (or the clearing set a server publishes on close) be told apart.
+   */
+  readonly nextOpenVersion: (uri: string) => number
+  /** The version of the last transient open of `uri` (0 if never). */
+  readonly openVersion: (uri: string) => number
+  /** Records that the client closed `uri`: the next set published for it may be the server's clearing one. */
+  readonly markClosed: (uri: string) => void
+  /** When the client last closed `uri` or the server last published for it (the Effect Clock; 0 if never). */
+  readonly lastActivity: (uri: string) => number
 }
 
 export const make = (clock: { readonly unsafeCurrentTimeMillis: () => number }): DiagnosticsStore => {
@@ -56,7 +74,11 @@ export const make = (clock: { readonly unsafeCurrentTimeMillis: () => number }):
   // insertion order, so re-inserting makes a document the most recently published.
   const sets = new Map<string, PublishedSet>()
   const sent = new Map<string, number>()
+  const opened = new Map<string, number>()
+  const closed = new Set<string>()
+  const closedAt = new Map<string, number>()
   let sequence = 0
+  let versioned = false
   let wake: Deferred.Deferred<void> | undefined
 
   const observe = (method: string, params: unknown) =>
@@ -66,13 +88,16 @@ export const make = (clock: { readonly unsafeCurrentTimeMillis: () => number }):
       if (published._tag === "None") return
       const { diagnostics, uri, version } = published.value
       sequence += 1
+      if (version !== undefined && version !== null) versioned = true
+      const clearing = closed.delete(uri) && diagnostics.length === 0 && (version === undefined || version === null)
       sets.delete(uri)
       sets.set(uri, {
         uri,
         version: version === null ? undefined : version,
         diagnostics,
         sequence,
-        at: clock.unsafeCurrentTimeMillis()
+        at: clock.unsafeCurrentTimeMillis(),
+        clearing
       })
       if (sets.size > maxDocuments) sets.delete(sets.keys().next().value!)
       const waiting = wake
@@ -96,7 +121,24 @@ export const make = (clock: { readonly unsafeCurrentTimeMillis: () => number }):
       sent.set(uri, sequence)
       if (sent.size > maxDocuments) sent.delete(sent.keys().next().value!)
     },
-    sentAt: (uri) => sent.get(uri) ?? 0
+    sentAt: (uri) => sent.get(uri) ?? 0,
+    versioned: () => versioned,
+    nextOpenVersion: (uri) => {
+      const next = (opened.get(uri) ?? 0) + 1
+      opened.delete(uri)
+      opened.set(uri, next)
+      if (opened.size > maxDocuments) opened.delete(opened.keys().next().value!)
+      return next
+    },
+    openVersion: (uri) => opened.get(uri) ?? 0,
+    markClosed: (uri) => {
+      closed.add(uri)
+      if (closed.size > maxDocuments) closed.delete(closed.values().next().value!)
+      closedAt.delete(uri)
+      closedAt.set(uri, clock.unsafeCurrentTimeMillis())
+      if (closedAt.size > maxDocuments) closedAt.delete(closedAt.keys().next().value!)
+    },
+    lastActivity: (uri) => Math.max(closedAt.get(uri) ?? 0, sets.get(uri)?.at ?? 0)
   }
 }
 

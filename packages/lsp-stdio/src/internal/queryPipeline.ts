@@ -72,6 +72,10 @@ const releaseLease = (held: Held) => {
   release?.()
 }
 
+/** A server that advertised a capability yet does not know its method (clangd 14's outgoing calls, say). */
+const isMethodNotFound = (error: LspError.LspError): boolean =>
+  error.code === "LSP_SERVER_ERROR" && error.detail?.code === -32601
+
 /** The server's languages by normalised extension. */
 const languagesOf = (spec: ServerInstance.ServerSpec): ReadonlyMap<string, string> => {
   const languages = new Map<string, string>()
@@ -146,16 +150,26 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
         })
       }
       const text = (source ?? (yield* read)).text
+      if (query.operation === "diagnostics") {
+        yield* Diagnostics.quietBeforeReopen(
+          instance,
+          location.uri,
+          spec.config.diagnosticsWait.quietMs,
+          yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs)
+        )
+      }
       // Opening and remembering that we opened happen together, so cleanup knows whether to close. The
       // request queued next goes out in the same write, and nothing waits on a server not reading.
-      yield* Effect.uninterruptible(
-        instance.connection.post("textDocument/didOpen", {
-          textDocument: { uri: location.uri, languageId: query.languageId, version: 1, text }
+      yield* Effect.uninterruptible(Effect.suspend(() => {
+        // Each open its own version, so a diagnostics set for an earlier open is never taken for this one.
+        const version = instance.diagnostics.nextOpenVersion(location.uri)
+        return instance.connection.post("textDocument/didOpen", {
+          textDocument: { uri: location.uri, languageId: query.languageId, version, text }
         }).pipe(Effect.zipRight(Effect.sync(() => {
           held.document = { instance, uri: location.uri }
           instance.diagnostics.markSent(location.uri)
         })))
-      )
+      }))
     })
 
   /**
@@ -217,7 +231,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
             uri: location.uri,
             version: spec.config.documentSync === "retained"
               ? (yield* Ref.get(instance.retained)).get(location.uri)?.version ?? 1
-              : 1,
+              : instance.diagnostics.openVersion(location.uri),
             sentAt: instance.diagnostics.sentAt(location.uri),
             startedAt
           }, {
@@ -226,7 +240,14 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
             untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
             inWorkspace: (uri) => isInsideUri(services, key.workspace, uri)
           })
-          : yield* Requests.ask(instance, query, location.uri)
+          : yield* Requests.ask(instance, query, location.uri).pipe(
+            Effect.catchIf(isMethodNotFound, (error) =>
+              Errors.unsupportedOperation(
+                `The "${spec.providerId}" language server does not support ${query.operation}: it advertises ` +
+                  `${capabilityOf(query.operation)} but answered "${error.detail?.method}" with "method not found".`,
+                { providerId: spec.providerId, operation: query.operation }
+              ))
+          )
         const flagged = partial === undefined ? result : LspResult.markIncomplete(result, partial)
         return settled ? flagged : LspResult.markIncomplete(flagged)
       }).pipe(
@@ -252,6 +273,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       }
       if (uri === null || !(yield* instance.isAlive)) return
       yield* instance.connection.post("textDocument/didClose", { textDocument: { uri } }).pipe(
+        Effect.zipRight(Effect.sync(() => instance.diagnostics.markClosed(uri))),
         Effect.catchAll(() => servers.evict(key, instance))
       )
     })
