@@ -79,6 +79,7 @@ describe("retained documents follow the disk (real servers)", () => {
 
           // The queried file itself changes: its position moves down one line, the answer stays.
           yield* prepend(NodePath.join(root, query.file), `${comment} moved\n`)
+          if (!("position" in query)) throw new Error(`${query.name} is not asked at a position`)
           const below = { ...query, position: { ...query.position, line: query.position.line + 1 } }
           assert.deepStrictEqual(yield* ask(root, below), shifted(query.answer, target, lines))
         }).pipe(Effect.provide(hostLayer(suite, "retained")), Effect.scoped),

@@ -1,7 +1,7 @@
 /**
  * Writes docs/compatibility.md from a real run of the compatibility suites' queries through the stdio host:
- * per server its version, the operations it supports, how long its handshake and first answer take, when its
- * answers become the warm ones, warm latency per operation, and peak resident memory.
+ * per server its version, how long its handshake and first answer take, when its answers become the warm ones,
+ * and peak resident memory; which of the seam's operations it supports, with the warm latency of each.
  *
  * Run from the repository root, after `npm run build` (tsx resolves @lsp-seam/lsp to its build):
  *   npx tsx packages/lsp-stdio/test/compat/report.ts [suite ...]
@@ -26,6 +26,7 @@ import {
   type Expected,
   hostLayer,
   installed,
+  operations,
   type Query,
   readExpected,
   sameAnswer,
@@ -35,12 +36,6 @@ import {
 const repository = fileURLToPath(new URL("../../../../", import.meta.url))
 const output = NodePath.join(repository, "docs", "compatibility.md")
 
-const operations: ReadonlyArray<LspQuery.LspOperation> = [
-  "goToDefinition",
-  "findReferences",
-  "goToImplementation",
-  "hover"
-]
 const warmRuns = 5
 const handshakeRuns = 3
 const settleBudgetMs = 30_000
@@ -206,6 +201,10 @@ const providerOf = (suite: Servers.Suite, file: string): string | undefined => {
   )
 }
 
+/** The report row of a provider: the suite, and the provider when the suite has several. */
+const serverName = (report: SuiteReport, providerId: string): string =>
+  report.providers.length > 1 ? `${report.suite.name} (${providerId})` : report.suite.name
+
 const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<string>, started: Date): string => {
   const lines: Array<string> = []
   const [load1, load5] = NodeOs.loadavg()
@@ -222,46 +221,69 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
       "milliseconds on that machine and move with its load; compare orders of magnitude, not digits.",
     "",
     "Columns:",
-    "- **operations**: what the server advertises; the others fail with `LSP_UNSUPPORTED_OPERATION`.",
     "- **handshake**: spawn until `initialize` is answered (median of 3).",
     "- **first answer**: a fresh server per query; from the query until its answer, handshake included (median over",
     "  the queries).",
     "- **cold = warm**: of the queries, how many had the warm answer as the first answer of a fresh server, in this run.",
     "- **settled**: on a fresh server, when the last query got its warm answer, asking again at once and then every",
     "  250 ms (the slowest query; `never` means not within 30 s).",
-    "- **warm**: one server that has settled, median of 5 asks, per operation (the median over its queries).",
     "- **peak RSS**: the largest resident memory of the server's process group seen while it ran.",
     "",
-    "| server | version | operations | handshake | first answer | cold = warm | settled | warm def / refs / impl / hover | peak RSS |",
-    "|---|---|---|---|---|---|---|---|---|"
+    "| server | version | handshake | first answer | cold = warm | settled | peak RSS |",
+    "|---|---|---|---|---|---|---|"
   )
   for (const report of reports) {
     for (const provider of report.providers) {
       const queries = <Row extends { readonly query: Query }>(rows: ReadonlyArray<Row>) =>
         rows.filter((row) => providerOf(report.suite, row.query.file) === provider.id)
       const cold = queries(report.cold)
-      const warm = queries(report.warm)
-      const warmOf = (op: LspQuery.LspOperation) => {
-        if (!provider.operations.includes(op)) return "—"
-        const times = warm.filter((row) => row.query.operation === op).map((row) => row.ms)
-        return times.length === 0 ? "?" : ms(median(times))
-      }
       const settled = cold.some((run) => run.settledMs === null)
         ? null
         : Math.max(...cold.map((run) => run.settledMs ?? 0))
       const multi = report.providers.length > 1
       lines.push(
-        `| ${report.suite.name}${multi ? ` (${provider.id})` : ""} | ${report.version} | ${
-          provider.operations.join(", ") || "none"
-        } | ${ms(provider.handshakeMs)} | ${ms(median(cold.map((run) => run.firstMs)))} | ${
-          cold.filter((run) => run.firstCorrect).length
-        } / ${cold.length} | ${ms(settled)} | ${operations.map(warmOf).join(" / ")} | ${multi ? "(shared) " : ""}${
-          (report.peakRssBytes / 1_048_576).toFixed(0)
-        } MiB |`
+        `| ${serverName(report, provider.id)} | ${report.version} | ${ms(provider.handshakeMs)} | ${
+          ms(median(cold.map((run) => run.firstMs)))
+        } | ${cold.filter((run) => run.firstCorrect).length} / ${cold.length} | ${ms(settled)} | ${
+          multi ? "(shared) " : ""
+        }${(report.peakRssBytes / 1_048_576).toFixed(0)} MiB |`
       )
     }
   }
   if (skipped.length > 0) lines.push("", `Not measured (executables not installed): ${skipped.join(", ")}.`)
+
+  lines.push(
+    "",
+    "## Operations",
+    "",
+    "Which of the seam's operations each server supports, as it advertises them in its `initialize` answer and as",
+    "the suite's queries found them:",
+    "- **yes (N)**: advertised and answered; N is the warm latency, the median over its queries of the median of 5",
+    "  asks on one server that has settled (milliseconds).",
+    "- **unsupported**: not advertised; the seam answers `LSP_UNSUPPORTED_OPERATION` without asking the server, and",
+    "  the suite asserts exactly that.",
+    "- **fails (CODE)**: advertised, but every query of the suite fails with CODE (see the notes).",
+    "",
+    "A supported operation may still answer partially or wrongly on some query: the expected answers record what",
+    "the server gives, and the notes below say where it falls short of the right answer.",
+    "",
+    `| server | ${operations.join(" | ")} |`,
+    `|---|${operations.map(() => "---").join("|")}|`
+  )
+  for (const report of reports) {
+    for (const provider of report.providers) {
+      const warm = report.warm.filter((row) => providerOf(report.suite, row.query.file) === provider.id)
+      const cell = (op: LspQuery.LspOperation): string => {
+        if (!provider.operations.includes(op)) return "unsupported"
+        const rows = warm.filter((row) => row.query.operation === op)
+        if (rows.length === 0) return "yes (not asked)"
+        const failures = rows.flatMap((row) => "error" in row.query.answer ? [row.query.answer.error] : [])
+        if (failures.length === rows.length) return `fails (${[...new Set(failures)].join(", ")})`
+        return `yes (${ms(median(rows.map((row) => row.ms)))})`
+      }
+      lines.push(`| ${serverName(report, provider.id)} | ${operations.map(cell).join(" | ")} |`)
+    }
+  }
 
   lines.push(
     "",
@@ -274,11 +296,16 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     "| query | operation | first answer in this run | wrong first answers recorded | warm answer | settled in this run (ms) |",
     "|---|---|---|---|---|---|"
   )
+  const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
   const summary = (answer: Answer): string =>
     "locations" in answer
-      ? `${answer.locations.length} location${answer.locations.length === 1 ? "" : "s"}`
+      ? count(answer.locations.length, "location")
       : "hover" in answer
       ? answer.hover === null ? "no hover" : `hover (${answer.hover.contents.length} chars)`
+      : "symbols" in answer
+      ? count(answer.symbols.length, "symbol")
+      : "calls" in answer
+      ? count(answer.calls.length, "call")
       : answer.error
   let differing = 0
   for (const report of reports) {
@@ -295,6 +322,14 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     }
   }
   if (differing === 0) lines.push("| (none) | | | | | |")
+
+  lines.push(
+    "",
+    "## Diagnostics",
+    "",
+    "Measured separately, per server and document mode (pull or push, versioned sets, time to answer): " +
+      "[diagnostics-compatibility.md](diagnostics-compatibility.md)."
+  )
 
   lines.push("", "## Notes", "")
   for (const report of reports) {

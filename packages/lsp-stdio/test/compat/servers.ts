@@ -120,7 +120,9 @@ export const vscodeLangservers: Suite = {
     css: {
       ...node("vscode-langservers-extracted/bin/vscode-css-language-server", "--stdio"),
       extensionToLanguage: { ".css": "css" },
-      env: noHttp
+      env: noHttp,
+      // As the CLI preset: settings answered null make its validation throw.
+      configuration: {}
     },
     html: {
       ...node("vscode-langservers-extracted/bin/vscode-html-language-server", "--stdio"),
@@ -183,7 +185,7 @@ export const clangd: Suite = {
       command: "clangd",
       extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" },
       readiness: { quietMs: 500 },
-      projectMarkers: ["compile_commands.json", "compile_flags.txt"]
+      projectMarkers: ["compile_commands.json"]
     }
   },
   requires: ["clangd"],

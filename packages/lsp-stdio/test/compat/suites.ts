@@ -3,18 +3,28 @@
  * and cold (a fresh server for every query).
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { LspQuery } from "@lsp-seam/lsp"
 import { Context, type Duration, Effect, Layer, Schedule } from "effect"
 import type * as StdioConfig from "../../src/StdioConfig.js"
 import type { Suite } from "./servers.js"
-import { ask, documentSync, hostLayer, installed, type Query, readExpected, sameAnswer, workspace } from "./support.js"
-
-const operations: ReadonlyArray<LspQuery.LspOperation> = LspQuery.LspOperation.literals
+import {
+  ask,
+  documentSync,
+  hostLayer,
+  installed,
+  operations,
+  type Query,
+  readExpected,
+  sameAnswer,
+  workspace
+} from "./support.js"
 
 // The default mode (retained documents) stays out of the names.
 const modeOf = (mode: StdioConfig.DocumentSync) => mode === "retained" ? "" : `, ${mode} documents`
 
-const title = (q: Query) => `${q.name}: ${q.operation} ${q.file}:${q.position.line}:${q.position.character}`
+const title = (q: Query) =>
+  `${q.name}: ${q.operation} ${q.file}${
+    "position" in q ? `:${q.position.line}:${q.position.character}` : "query" in q ? ` ${JSON.stringify(q.query)}` : ""
+  }`
 
 /** The canonical root of the suite's project, for the lifetime of a suite's shared host. */
 export class Workspace extends Context.Tag("compat/Workspace")<Workspace, string>() {}

@@ -2,7 +2,7 @@
  * Shared by the compatibility suites and the report: start the host for one suite's servers, ask it the
  * suite's queries, and reduce every answer to plain data that compares exactly — locations as a sorted list
  * of [path relative to the workspace, line, character] (zero-based, UTF-16), hover as its text and range,
- * failures as their code.
+ * symbols and calls as tuples of the same coordinates, failures as their code.
  */
 import { NodeContext } from "@effect/platform-node"
 import { LspError, LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
@@ -20,8 +20,37 @@ export const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url))
 
 const Position = Schema.Struct({ line: Schema.Number, character: Schema.Number })
 
-/** One location: path relative to the workspace (absolute or the URI itself when outside), line, character. */
+/**
+ * One location: path relative to the workspace (outside it `$NODE_MODULES/...`, an absolute path, or the URI
+ * itself: see `relative`), line, character.
+ */
 export const Location = Schema.Tuple(Schema.String, Schema.Number, Schema.Number)
+
+/**
+ * One symbol: path, line and character of its name (the start of `selectionRange`; for a server that sends
+ * `SymbolInformation`, of its whole range), kind, name, and container path ("" when none).
+ */
+export const SymbolTuple = Schema.Tuple(
+  Schema.String,
+  Schema.Number,
+  Schema.Number,
+  Schema.String,
+  Schema.String,
+  Schema.String
+)
+
+/** One call hierarchy item: name, kind, and path, line and character of its name (`selectionRange` start). */
+export const CallItem = Schema.Tuple(Schema.String, Schema.String, Schema.String, Schema.Number, Schema.Number)
+
+/** One call: the caller or callee as a `CallItem`, then its call sites as sorted locations. */
+export const Call = Schema.Tuple(
+  Schema.String,
+  Schema.String,
+  Schema.String,
+  Schema.Number,
+  Schema.Number,
+  Schema.Array(Location)
+)
 
 export const Answer = Schema.Union(
   Schema.Struct({ locations: Schema.Array(Location) }),
@@ -33,17 +62,19 @@ export const Answer = Schema.Union(
       })
     )
   }),
+  /** documentSymbol in document order (parents before children); workspaceSymbol sorted. */
+  Schema.Struct({ symbols: Schema.Array(SymbolTuple) }),
+  /** The items prepared at the position, in the server's order, and the calls of all of them, sorted. */
+  Schema.Struct({ items: Schema.Array(CallItem), calls: Schema.Array(Call) }),
   Schema.Struct({ error: Schema.String })
 )
 
 export type Answer = typeof Answer.Type
 
-export const Query = Schema.Struct({
+const recorded = {
   name: Schema.String,
-  operation: LspQuery.LspOperation,
   file: Schema.String,
-  position: Position,
-  /** What is at the position, for the reader. */
+  /** What is asked about, for the reader. */
   at: Schema.String,
   /** The warm answer: what the server says once it has settled. */
   answer: Answer,
@@ -56,7 +87,32 @@ export const Query = Schema.Struct({
     settledMs: Schema.Array(Schema.Number),
     note: Schema.optional(Schema.String)
   }))
-})
+}
+
+/** The operations the suites ask about, each at least once per suite: the ones `Question` can ask. */
+export const operations: ReadonlyArray<LspQuery.LspOperation> = [
+  ...LspQuery.LspPositionOperation.literals,
+  ...LspQuery.LspDocumentOperation.literals,
+  "workspaceSymbol"
+]
+
+/**
+ * What a query asks, as the request variants of the seam: at a position in `file`, about the whole of
+ * `file` (documentSymbol), or a symbol search by `query`, asked of `file`'s server (workspaceSymbol).
+ */
+export const Question = Schema.Union(
+  Schema.Struct({ operation: LspQuery.LspPositionOperation, file: Schema.String, position: Position }),
+  Schema.Struct({ operation: LspQuery.LspDocumentOperation, file: Schema.String }),
+  Schema.Struct({ operation: Schema.Literal("workspaceSymbol"), file: Schema.String, query: Schema.String })
+)
+
+export type Question = typeof Question.Type
+
+export const Query = Schema.Union(
+  Schema.Struct({ ...recorded, operation: LspQuery.LspPositionOperation, position: Position }),
+  Schema.Struct({ ...recorded, operation: LspQuery.LspDocumentOperation }),
+  Schema.Struct({ ...recorded, operation: Schema.Literal("workspaceSymbol"), query: Schema.String })
+)
 
 export type Query = typeof Query.Type
 
@@ -140,19 +196,35 @@ export const hostLayer = (
     Layer.provide(NodeContext.layer)
   )
 
+/** Stands for the `node_modules` directory of a file outside the project (TypeScript's own lib files). */
+export const nodeModulesPlaceholder = "$NODE_MODULES"
+
+/**
+ * A path relative to the workspace; outside it, from its last `node_modules/` on (written
+ * `$NODE_MODULES/...`, which does not depend on the machine), else absolute, or the URI itself when not `file:`.
+ */
 const relative = (root: string) => {
   const prefix = pathToFileURL(root).href + "/"
   return (uri: string): string => {
     if (uri.startsWith(prefix)) return decodeURIComponent(uri.slice(prefix.length))
-    return uri.startsWith("file:") ? fileURLToPath(uri) : uri
+    if (!uri.startsWith("file:")) return uri
+    const path = fileURLToPath(uri)
+    const marker = `${NodePath.sep}node_modules${NodePath.sep}`
+    const at = path.lastIndexOf(marker)
+    return at < 0 ? path : `${nodeModulesPlaceholder}/${path.slice(at + marker.length).split(NodePath.sep).join("/")}`
   }
 }
 
 /** Stands for the project's `file:` URI in hover text, which would otherwise depend on the machine. */
 export const workspacePlaceholder = "file:///$WORKSPACE"
 
-/** The answer reduced to data; a result for another workspace than `root` is reported as an error. */
-export const toAnswer = (root: string, result: LspResult.LspQueryResult): Answer => {
+/**
+ * The answer to `operation` reduced to data; a result for another workspace than `root` is reported as an
+ * error. Locations, workspace symbols, call items and calls compare as sorted lists: the servers' order is
+ * not part of the contract and varies with history (pyright lists the files it has seen in the order it first
+ * saw them). Document symbols keep the host's order, which is (document order, parents first).
+ */
+export const toAnswer = (root: string, operation: LspQuery.LspOperation, result: LspResult.LspQueryResult): Answer => {
   const expectedUri = pathToFileURL(root).href
   if (result.kind === "hover") {
     if (result.hover === null) return { hover: null }
@@ -165,25 +237,75 @@ export const toAnswer = (root: string, result: LspResult.LspQueryResult): Answer
     return { error: `resolvedWorkspaceUri ${result.resolvedWorkspaceUri}, expected ${expectedUri}` }
   }
   const path = relative(root)
+  const at = (uri: string, range: LspQuery.LspRange): readonly [string, number, number] => [
+    path(uri),
+    range.start.line,
+    range.start.character
+  ]
+  if (result.kind === "locations") {
+    return { locations: result.locations.map((l) => at(l.uri, l.range)).sort(byTuple) }
+  }
+  if (result.kind === "symbols") {
+    const symbols = result.symbols.map((s): typeof SymbolTuple.Type => [
+      ...at(s.uri, s.selectionRange),
+      s.kind,
+      s.name,
+      s.containerName ?? ""
+    ])
+    return { symbols: operation === "documentSymbol" ? symbols : symbols.sort(byTuple) }
+  }
+  if (result.kind !== "calls") return { error: `unexpected ${result.kind} result` }
+  const item = (i: LspResult.LspCallItem): typeof CallItem.Type => [i.name, i.kind, ...at(i.uri, i.selectionRange)]
   return {
-    locations: result.locations
-      .map((l): readonly [string, number, number] => [path(l.uri), l.range.start.line, l.range.start.character])
-      .sort(byLocation)
+    items: result.items.map(item).sort(byTuple),
+    calls: result.calls
+      .map((c): typeof Call.Type => [...item(c), c.fromRanges.map((r) => at(c.fromUri, r)).sort(byTuple)])
+      .sort(byTuple)
   }
 }
 
-// The servers' order is not part of the contract and varies with history (pyright lists the files it has seen
-// in the order it first saw them), so answers compare as sorted lists.
-const byLocation = (a: readonly [string, number, number], b: readonly [string, number, number]): number =>
-  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || a[2] - b[2]
+type Datum = string | number | ReadonlyArray<Datum>
 
-/** Asks one query; an `LspError` becomes `{ error: code }`, so unsupported operations compare as data. */
-export const ask = (root: string, query: Pick<Query, "operation" | "file" | "position">) =>
-  LspService.query({ operation: query.operation, filePath: query.file, position: query.position, workspaceRoot: root })
-    .pipe(
-      Effect.map((result) => toAnswer(root, result)),
-      Effect.catchIf(LspError.isLspError, (error) => Effect.succeed<Answer>({ error: error.code }))
-    )
+/** Orders tuples element by element: strings by code unit, numbers numerically, lists recursively. */
+const byTuple = (a: ReadonlyArray<Datum>, b: ReadonlyArray<Datum>): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]!
+    const y = b[i]!
+    const order = typeof x === "number" && typeof y === "number"
+      ? x - y
+      : typeof x === "string" && typeof y === "string"
+      ? x < y ? -1 : x > y ? 1 : 0
+      : Array.isArray(x) && Array.isArray(y)
+      ? byTuple(x, y)
+      : 0
+    if (order !== 0) return order
+  }
+  return a.length - b.length
+}
+
+/** The seam request a question is. */
+export const requestOf = (root: string, question: Question): LspQuery.LspQueryRequest => {
+  switch (question.operation) {
+    case "documentSymbol":
+      return { operation: question.operation, filePath: question.file, workspaceRoot: root }
+    case "workspaceSymbol":
+      return { operation: question.operation, query: question.query, filePath: question.file, workspaceRoot: root }
+    default:
+      return {
+        operation: question.operation,
+        filePath: question.file,
+        position: question.position,
+        workspaceRoot: root
+      }
+  }
+}
+
+/** Asks one question; an `LspError` becomes `{ error: code }`, so unsupported operations compare as data. */
+export const ask = (root: string, question: Question) =>
+  LspService.query(requestOf(root, question)).pipe(
+    Effect.map((result) => toAnswer(root, question.operation, result)),
+    Effect.catchIf(LspError.isLspError, (error) => Effect.succeed<Answer>({ error: error.code }))
+  )
 
 const answerJson = Schema.encodeSync(Schema.parseJson(Answer))
 
