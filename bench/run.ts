@@ -7,7 +7,7 @@
  *   npm run bench -- --quick           a smoke run: a few iterations of everything, prints the report only
  *   BENCH_QUICK=1 npm run bench        the same
  *   npm run bench -- --only=latency,memory   a subset (prints only); ids: framing latency throughput
- *                                      coldStart memory largeDocument soak fuzz retained
+ *                                      coldStart memory largeDocument soak fuzz retained remote
  *   npm run bench -- --only=soak,fuzz  the reliability benchmarks only: writes results-reliability.md/json
  */
 import "./support/register.js"

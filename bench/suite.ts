@@ -11,6 +11,7 @@ import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
 import { measureMemory, memorySection } from "./memory.js"
+import { measureRemote, remoteSection } from "./remote.js"
 import { measureRetained, retainedSection } from "./retained.js"
 import { measureSoak, soakSection } from "./soak.js"
 import { fakeKind, openContenders, typescriptKind } from "./support/contenders.js"
@@ -31,7 +32,8 @@ const ids = [
   "largeDocument",
   "soak",
   "fuzz",
-  "retained"
+  "retained",
+  "remote"
 ] as const
 /** The reliability benchmarks: a run of only these writes results-reliability.md/json instead. */
 const reliabilityIds: ReadonlyArray<string> = ["soak", "fuzz"]
@@ -142,6 +144,10 @@ try {
   if (selected("retained")) {
     const part = await timed("retained", "retained documents", () => measureRetained(options, log))
     sections.set("retained", retainedSection(part, options))
+  }
+  if (selected("remote")) {
+    const part = await timed("remote", "one warm host for many clients", () => measureRemote(options, log))
+    sections.set("remote", remoteSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

@@ -33,16 +33,27 @@ export interface Query {
 }
 
 /** The capabilities the host sends (checked against the host's own constant when the bench starts). */
+const symbolKinds = { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) }
+
 export const clientCapabilities = {
   general: { positionEncodings: ["utf-16"] },
   window: { workDoneProgress: true },
-  workspace: { workspaceFolders: true, configuration: true },
+  workspace: {
+    workspaceFolders: true,
+    configuration: true,
+    symbol: { dynamicRegistration: false, symbolKind: symbolKinds }
+  },
   textDocument: {
     synchronization: { dynamicRegistration: false },
     hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
     definition: { dynamicRegistration: false, linkSupport: true },
     implementation: { dynamicRegistration: false, linkSupport: true },
-    references: { dynamicRegistration: false }
+    references: { dynamicRegistration: false },
+    typeDefinition: { dynamicRegistration: false, linkSupport: true },
+    callHierarchy: { dynamicRegistration: false },
+    documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds },
+    publishDiagnostics: { relatedInformation: false, versionSupport: true },
+    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: true }
   }
 }
 

@@ -2,8 +2,12 @@
  * The `lsp-seam` command, built with `@effect/cli`:
  *
  * - `lsp-seam query <operation> <file>:<line>[:<character>] [--symbol NAME] [--cwd DIR] [--config FILE] [--json]`
+ * - `lsp-seam query documentSymbol <file>`, `lsp-seam query workspaceSymbol <query> [--file FILE]` and
+ *   `lsp-seam query diagnostics <file> [--severity S]` (same options)
  * - `lsp-seam mcp [--cwd DIR] [--config FILE]`
  * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
+ * - `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]`;
+ *   `query`, `mcp` and `doctor` take `--remote auto|PATH|URL [--token-file F]` to use a running host
  *
  * `run` parses the arguments, runs the command and returns the exit code: 0 success (also when nothing was
  * found), 1 an `LspError` (printed as `error[CODE]: message` on stderr) or an unusable server in `doctor`,
@@ -22,9 +26,9 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { LspError, LspExtension, LspQuery, LspService } from "@lsp-seam/lsp"
+import { LspError, LspExtension, LspService } from "@lsp-seam/lsp"
 import { LspStdio } from "@lsp-seam/lsp-stdio"
-import { LspMcp, LspSession, LspToolHandler } from "@lsp-seam/tool-lsp"
+import { LspMcp, LspSession, LspToolHandler, LspToolInput } from "@lsp-seam/tool-lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -37,8 +41,12 @@ import { stderr, stdout } from "./internal/cliIO.js"
 import * as Doctor from "./internal/doctor.js"
 import * as DoctorProbe from "./internal/doctorProbe.js"
 import { Unhealthy, UsageError } from "./internal/errors.js"
-import { parseLocation } from "./internal/location.js"
+import { queryArguments } from "./internal/location.js"
+import * as Prewarm from "./internal/prewarm.js"
 import { withProgress } from "./internal/progress.js"
+import * as RemoteDoctor from "./internal/remoteDoctor.js"
+import * as RemoteOptions from "./internal/remoteOptions.js"
+import { serve } from "./internal/serve.js"
 import { version } from "./internal/version.js"
 import * as LspConfigFile from "./LspConfigFile.js"
 
@@ -91,45 +99,59 @@ const serverFor = (loaded: LspConfigFile.Loaded, file: string): Option.Option<st
 const query = Command.make(
   "query",
   {
-    operation: Args.choice(LspQuery.LspOperation.literals.map((op) => [op, op] as const), { name: "operation" }),
-    location: Args.text({ name: "file:line[:character]" }).pipe(
+    operation: Args.choice(LspToolInput.allOperations.map((op) => [op, op] as const), { name: "operation" }),
+    target: Args.text({ name: "target" }).pipe(
       Args.withDescription(
-        "The symbol: a file (relative to the workspace, or absolute), a one-based line and column (the column " +
-          "may be left out with --symbol)."
+        "What to ask about: <file>:<line>[:<character>] for the operations at a position — a file (relative to " +
+          "the workspace, or absolute), a one-based line and column (the column may be left out with --symbol); " +
+          "the file itself for documentSymbol and diagnostics; the name to search for for workspaceSymbol."
       )
     ),
     symbol: Options.text("symbol").pipe(
       Options.withDescription("The identifier to query, found on or near the line, so the column is optional."),
       Options.optional
     ),
+    file: Options.text("file").pipe(
+      Options.withDescription("workspaceSymbol only: search just the language server of this file."),
+      Options.optional
+    ),
+    severity: Options.text("severity").pipe(
+      Options.withDescription(
+        "diagnostics only: the least serious kind to include: error, warning (the default), information or hint."
+      ),
+      Options.optional
+    ),
     cwd,
     config,
+    remote: RemoteOptions.remoteOption,
+    tokenFile: RemoteOptions.tokenFileOption,
     json: Options.boolean("json").pipe(
       Options.withDescription("Print the canonical result as JSON (zero-based positions) instead of the text.")
     )
   },
   (args) =>
     Effect.gen(function*() {
-      const symbol = Option.getOrUndefined(args.symbol)
-      const location = yield* parseLocation(args.location, { characterOptional: symbol !== undefined })
+      const toolArguments = yield* queryArguments(args.operation, args.target, {
+        symbol: Option.getOrUndefined(args.symbol),
+        file: Option.getOrUndefined(args.file),
+        severity: Option.getOrUndefined(args.severity)
+      })
       const workspace = yield* workspaceOf(args.cwd)
       const loaded = yield* loadConfig(args.config, workspace)
-      const run = LspToolHandler.run({
-        operation: args.operation,
-        file_path: location.file,
-        line: location.line,
-        character: location.character,
-        symbol
-      })
-      yield* Option.match(serverFor(loaded, location.file), {
-        onNone: () => run,
+      const run = LspToolHandler.run(toolArguments)
+      const file = toolArguments.file_path
+      yield* Option.match(typeof file === "string" ? serverFor(loaded, file) : Option.none(), {
+        onNone: () =>
+          args.operation === "workspaceSymbol"
+            ? withProgress("starting the language servers and running workspaceSymbol…", run)
+            : run,
         onSome: (server) => withProgress(`${server}: starting the language server and running ${args.operation}…`, run)
       }).pipe(
         // Printed before the Layer closes: the answer does not wait for the servers' shutdown.
         Effect.flatMap((output) =>
           stdout(args.json ? `${JSON.stringify(output.result, null, 2)}\n` : `${output.text}\n`)
         ),
-        Effect.provide(hostLayer(loaded)),
+        Effect.provide(yield* RemoteOptions.serviceLayer(args, workspace, () => hostLayer(loaded))),
         Effect.provide(LspSession.layer(workspace))
       )
     })
@@ -160,7 +182,13 @@ const stdinClosed = Effect.async<void>((resume) => {
   })
 })
 
-const mcp = Command.make("mcp", { cwd, config }, (args) =>
+const mcp = Command.make("mcp", {
+  cwd,
+  config,
+  remote: RemoteOptions.remoteOption,
+  tokenFile: RemoteOptions.tokenFileOption,
+  noPrewarm: RemoteOptions.noPrewarmOption
+}, (args) =>
   Effect.gen(function*() {
     const workspace = yield* workspaceOf(args.cwd)
     yield* requireDirectory(workspace)
@@ -169,7 +197,8 @@ const mcp = Command.make("mcp", { cwd, config }, (args) =>
       Layer.provide(
         McpServer.layerStdio({ name: "lsp-seam", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
       ),
-      Layer.provide(hostLayer(loaded)),
+      Layer.provide(Prewarm.layer(workspace, loaded.config, !args.noPrewarm)),
+      Layer.provide(yield* RemoteOptions.serviceLayer(args, workspace, () => hostLayer(loaded))),
       Layer.provide(LspSession.layer(workspace))
     )
     // Served from a child fiber: when stdin ends, the stdio protocol interrupts the fiber that built it, and
@@ -181,9 +210,18 @@ const mcp = Command.make("mcp", { cwd, config }, (args) =>
     Command.withDescription("Serve the lsp tool to a Model Context Protocol client over stdio (logs go to stderr).")
   )
 
-const doctor = Command.make("doctor", { cwd, config }, (args) =>
+const doctor = Command.make("doctor", {
+  cwd,
+  config,
+  remote: RemoteOptions.remoteOption,
+  tokenFile: RemoteOptions.tokenFileOption
+}, (args) =>
   Effect.gen(function*() {
     const workspace = yield* workspaceOf(args.cwd)
+    const remote = yield* RemoteOptions.parseRemote(args.remote)
+    if (Option.isSome(remote)) {
+      return yield* stdout(yield* RemoteDoctor.run(remote.value, RemoteOptions.clientOptions(args, workspace)))
+    }
     const loaded = yield* loadConfig(args.config, workspace)
     const count = Object.keys(loaded.config.servers).length
     const reports = yield* withProgress(
@@ -222,10 +260,13 @@ const doctor = Command.make("doctor", { cwd, config }, (args) =>
 export const command = Command.make(
   "lsp-seam",
   {},
-  () => Effect.fail(new UsageError({ message: "Missing command: use query, mcp or doctor (see lsp-seam --help)." }))
+  () =>
+    Effect.fail(
+      new UsageError({ message: "Missing command: use query, mcp, doctor or serve (see lsp-seam --help)." })
+    )
 ).pipe(
   Command.withDescription("Semantic code navigation for agents through real language servers."),
-  Command.withSubcommands([query, mcp, doctor])
+  Command.withSubcommands([query, mcp, doctor, serve])
 )
 
 const cli = Command.run(command, { name: "lsp-seam", version })

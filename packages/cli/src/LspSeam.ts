@@ -7,12 +7,25 @@
  */
 import type * as Tool from "@effect/ai/Tool"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { type LspError, LspService } from "@lsp-seam/lsp"
+import { LspError, LspService } from "@lsp-seam/lsp"
 import { LspStdio, type StdioConfig } from "@lsp-seam/lsp-stdio"
 import { LspAiTool, LspClient, LspSession, type LspToolConfig } from "@lsp-seam/tool-lsp"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as RemoteTarget from "./internal/remoteTarget.js"
 import * as LspConfigFile from "./LspConfigFile.js"
+
+const remoteLayer = (remote: string, options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspError> =>
+  Either.match(RemoteTarget.parse(remote), {
+    onLeft: (message) => Layer.fail(LspError.invalidConfig(`remote: ${message}`)),
+    onRight: (target) =>
+      RemoteTarget.layer(target, {
+        token: options.token,
+        tokenFile: options.tokenFile,
+        source: options.config === undefined ? { _tag: "Presets" } : { _tag: "Inline", config: options.config }
+      })
+  })
 
 /**
  * @since 0.1.0
@@ -26,18 +39,40 @@ export interface LayerOptions {
   readonly config?: typeof StdioConfig.StdioConfig.Encoded | undefined
   /** How servers start, see `LspStdio.Options`. */
   readonly stdio?: LspStdio.Options | undefined
+  /**
+   * Ask a running lsp-seam host instead of starting servers here: `"auto"` (the per-user daemon of `config`,
+   * or of the presets, started detached when none runs), a Unix socket path, or `http://HOST:PORT` /
+   * `ws://HOST:PORT`. `stdio` is then not used.
+   *
+   * @since 0.2.0
+   */
+  readonly remote?: "auto" | (string & {}) | undefined
+  /**
+   * The token of a `remote` URL; default: the file `tokenFile`, else the `LSP_SEAM_TOKEN` variable.
+   *
+   * @since 0.2.0
+   */
+  readonly token?: string | undefined
+  /**
+   * A file holding the token of a `remote` URL (mode 0600).
+   *
+   * @since 0.2.0
+   */
+  readonly tokenFile?: string | undefined
 }
 
 /**
  * The `LspService` with one provider per configured language server, running on this machine
  * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
- * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`.
+ * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`. With `remote`, the `LspService`
+ * of that host instead (`LSP_REMOTE_UNAVAILABLE`, `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE`
+ * when it cannot be used); releasing the Layer then closes the connection, not the host.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> =>
-  Layer.unwrapEffect(
+  options.remote !== undefined ? remoteLayer(options.remote, options) : Layer.unwrapEffect(
     Effect.map(
       options.config === undefined
         ? Effect.map(LspConfigFile.presets(), (loaded) => loaded.input)
@@ -53,13 +88,14 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<LspService.LspSer
 export interface ToolLayerOptions extends LayerOptions {
   /** The workspace root of every call: the agent session's working directory. */
   readonly workingDirectory: string
-  /** Tool limits (`maxLocations`, `maxResultChars`, `timeoutMs`). */
+  /** Tool configuration: limits (`maxLocations`, `maxResultChars`, `timeoutMs`) and the offered `operations`. */
   readonly tool?: LspToolConfig.LspToolConfigInput | undefined
 }
 
 /**
  * The handler of the `lsp` tool for an `@effect/ai` agent, with everything it needs: merge it and pass
- * `LspAiTool.LspToolkit` to `LanguageModel.generateText`.
+ * `LspAiTool.LspToolkit` to `LanguageModel.generateText` (`LspAiTool.makeToolkit(operations)` when
+ * `tool.operations` offers fewer than all).
  *
  * @since 0.1.0
  * @category layers
@@ -77,7 +113,7 @@ export const toolLayer = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"
 export interface ClientOptions extends LayerOptions {
   /** Default workspace root of every query (a query may override it). */
   readonly workingDirectory?: string | undefined
-  /** Tool limits (`maxLocations`, `maxResultChars`, `timeoutMs`). */
+  /** Tool configuration: limits (`maxLocations`, `maxResultChars`, `timeoutMs`) and the offered `operations`. */
   readonly tool?: LspToolConfig.LspToolConfigInput | undefined
 }
 

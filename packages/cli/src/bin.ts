@@ -1,42 +1,47 @@
 #!/usr/bin/env node
 /**
- * The `lsp-seam` executable.
+ * The `lsp-seam` executable. It loads only what the command needs: `query … --remote …` takes a fast path
+ * (`internal/remoteQuery.ts`) that loads neither `@effect/cli`, the MCP and AI modules nor the stdio host —
+ * from `remoteQuery.bundle.mjs` when `scripts/bundleRemoteQuery.mjs` made one and none of its inputs changed
+ * since; everything else runs the full command (`internal/main.ts`).
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Logger from "effect/Logger"
-import * as CliIO from "./internal/cliIO.js"
-import * as LspCli from "./LspCli.js"
+import type * as RemoteQuery from "./internal/remoteQuery.js"
 
 // A reader that went away (`lsp-seam query … | head -1`) is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error
 })
 
-LspCli.run(process.argv).pipe(
-  (program) =>
-    Effect.consoleWith((console) =>
-      Effect.withConsole(
-        program,
-        CliIO.plainConsole(console, { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true })
-      )
-    ),
-  // stdout carries results (and MCP messages) only: every log line goes to stderr.
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-  Effect.provide(CliIO.layerNode),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({
-    disableErrorReporting: true,
-    disablePrettyLogger: true,
-    teardown: (exit, onExit) => {
-      if (Exit.isSuccess(exit)) return onExit(typeof exit.value === "number" ? exit.value : 0)
-      // Interrupted by SIGINT/SIGTERM: the conventional 128 + SIGINT.
-      onExit(Cause.isInterruptedOnly(exit.cause) ? 130 : 1)
+type FastPath = Pick<typeof RemoteQuery, "parse"> & {
+  readonly main: (parsed: RemoteQuery.Parsed) => Promise<boolean>
+}
+
+/** The bundle, when it is there and was made from the files that are here now. */
+const bundled = async (): Promise<FastPath | undefined> => {
+  try {
+    const Fs = await import("node:fs")
+    const manifest = JSON.parse(Fs.readFileSync(new URL("./remoteQuery.bundle.json", import.meta.url), "utf8")) as {
+      readonly inputs: ReadonlyArray<readonly [string, number, number]>
     }
-  })
-)
+    for (const [file, size, mtimeMs] of manifest.inputs) {
+      const stats = Fs.statSync(new URL(file, import.meta.url))
+      if (stats.size !== size || stats.mtimeMs !== mtimeMs) return undefined
+    }
+    return await import(new URL("./remoteQuery.bundle.mjs", import.meta.url).href) as FastPath
+  } catch {
+    return undefined
+  }
+}
+
+const args = process.argv.slice(2)
+const remoteQuery = args[0] === "query" && args.some((arg) => arg === "--remote" || arg.startsWith("--remote="))
+const fast: FastPath | undefined = remoteQuery
+  ? await bundled() ?? await import("./internal/remoteQuery.js")
+  : undefined
+const parsed = fast?.parse(args)
+if (fast === undefined || parsed === undefined || !(await fast.main(parsed))) {
+  const { main } = await import("./internal/main.js")
+  main(process.argv)
+}

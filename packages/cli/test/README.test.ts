@@ -48,6 +48,23 @@ describe("README", () => {
     assert.include(readme, "lsp-seam query <operation> <file>:<line>[:<character>] [--symbol NAME]")
   })
 
+  it("shows the documentSymbol and incomingCalls output the end-to-end tests expect, and the new forms", () => {
+    assert.include(
+      readme,
+      "$ npx lsp-seam query documentSymbol shape.ts --cwd packages/cli/test/fixtures/ts-workspace\n" +
+        "shape.ts:2:18  Interface  Shape\n  shape.ts:3:3  Method  Shape.area\nshape.ts:7:14  Class  Circle\n" +
+        "  shape.ts:8:3  Constructor  Circle.constructor\n  shape.ts:8:24  Property  Circle.radius\n" +
+        "  shape.ts:10:3  Method  Circle.area\n"
+    )
+    assert.include(
+      readme,
+      "$ npx lsp-seam query incomingCalls shape.ts:10:3 --cwd packages/cli/test/fixtures/ts-workspace\n" +
+        "Calls to area (Method) at shape.ts:10:3:\nmain.ts  main.ts:1:1\n  main.ts:5:64\n"
+    )
+    assert.include(readme, "lsp-seam query documentSymbol <file> [--cwd DIR]")
+    assert.include(readme, "lsp-seam query workspaceSymbol <query> [--file FILE] [--cwd DIR]")
+  })
+
   it("shows TypeScript examples that compile (test/support/readme*.ts)", () => {
     const examples = blocks("ts")
     assert.include(examples, region("Agent"))

@@ -55,6 +55,102 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
       assert.strictEqual(run.stderr, "")
     }), timeout)
 
+  it.live("documentSymbol <file> prints the outline, nested by depth", () =>
+    Effect.gen(function*() {
+      const run = yield* query("documentSymbol", "shape.ts")
+      assert.deepStrictEqual(run, {
+        code: 0,
+        stdout: [
+          "shape.ts:2:18  Interface  Shape",
+          "  shape.ts:3:3  Method  Shape.area",
+          "shape.ts:7:14  Class  Circle",
+          "  shape.ts:8:3  Constructor  Circle.constructor",
+          "  shape.ts:8:24  Property  Circle.radius",
+          "  shape.ts:10:3  Method  Circle.area",
+          ""
+        ].join("\n"),
+        stderr: ""
+      })
+    }), timeout)
+
+  it.live("documentSymbol --json prints the canonical symbols result", () =>
+    Effect.gen(function*() {
+      const run = yield* query("documentSymbol", "shape.ts", "--json")
+      assert.strictEqual(run.code, 0)
+      const result = decodeResult(JSON.parse(run.stdout))
+      assert.strictEqual(result.kind, "symbols")
+      assert.isTrue(result.kind === "symbols" && result.symbols.some((s) => s.name === "Circle" && s.kind === "Class"))
+    }), timeout)
+
+  it.live(
+    "workspaceSymbol <query> searches the workspace; --file limits it to that file's server",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* query("workspaceSymbol", "Circle")
+        assert.strictEqual(run.code, 0)
+        assert.include(lines(run.stdout), "shape.ts:7:1  Class  Circle")
+        const filed = yield* query("workspaceSymbol", "area", "--file", "shape.ts")
+        assert.strictEqual(filed.code, 0)
+        assert.deepStrictEqual(lines(filed.stdout), ["shape.ts:3:3  Method  area", "shape.ts:10:3  Method  area"])
+      }),
+    timeout
+  )
+
+  it.live(
+    "incomingCalls <file>:<line>:<character> prints the callers with their call sites",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* query("incomingCalls", "shape.ts:10:3")
+        assert.deepStrictEqual(run, {
+          code: 0,
+          stdout: "Calls to area (Method) at shape.ts:10:3:\nmain.ts  main.ts:1:1\n  main.ts:5:64\n",
+          stderr: ""
+        })
+      }),
+    timeout
+  )
+
+  it.live(
+    "--symbol with documentSymbol and --file with a position operation are usage errors: 2",
+    () =>
+      Effect.gen(function*() {
+        const symbol = yield* query("documentSymbol", "shape.ts", "--symbol", "Circle")
+        failure(symbol, 2, "lsp-seam: --symbol applies to operations at a position only, not to documentSymbol.")
+        const file = yield* query("hover", "shape.ts:7:14", "--file", "shape.ts")
+        failure(file, 2, "lsp-seam: --file applies to workspaceSymbol only, not to hover.")
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "diagnostics <file> prints the file's current errors; fixed on disk, they are gone",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* scopedTempDir("lsp-seam-cli-diagnostics-")
+        NodeFs.writeFileSync(NodePath.join(dir, "tsconfig.json"), "{ \"compilerOptions\": { \"strict\": true } }\n")
+        NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = \"one\"\n")
+        const broken = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
+        assert.strictEqual(broken.code, 0, broken.stderr)
+        assert.match(
+          broken.stdout,
+          /^a\.ts:1:14 {2}error {2}Type 'string' is not assignable to type 'number'\. {2}\[typescript 2322\]\n$/
+        )
+        NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = 1\n")
+        const fixed = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
+        assert.strictEqual(fixed.code, 0, fixed.stderr)
+        assert.strictEqual(fixed.stdout, "No diagnostics.\n")
+        const misplaced = yield* query("hover", "main.ts:3:36", "--severity", "hint")
+        assert.strictEqual(misplaced.code, 2)
+      }),
+    { timeout }
+  )
+
+  it.live("a blank workspaceSymbol query is the tool's invalid argument: 1", () =>
+    Effect.map(
+      query("workspaceSymbol", " "),
+      (run) => failure(run, 1, "error[LSP_INVALID_ARGUMENTS]: Invalid \"query\"")
+    ), timeout)
+
   it.live("nothing at the position is a success, and an off-identifier position says so", () =>
     Effect.gen(function*() {
       const run = yield* query("hover", "main.ts:2:1")
@@ -252,7 +348,8 @@ describe.concurrent("lsp-seam query exit codes", () => {
     () =>
       Effect.map(runCli(["query", "--help"]), (run) => {
         assert.strictEqual(run.code, 0)
-        assert.include(run.stdout, "<file:line[:character]>")
+        assert.include(run.stdout, "<target>")
+        assert.include(run.stdout, "--file")
         assert.notInclude(run.stdout, "\x1b[")
         assert.strictEqual(run.stderr, "")
       }),

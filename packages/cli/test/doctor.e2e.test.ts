@@ -50,7 +50,7 @@ const fakeWorkspace = (files: Record<string, string>, fake: Record<string, unkno
 
 describe.concurrent("lsp-seam doctor", () => {
   it.scopedLive(
-    "with only the bundled TypeScript preset: usable, all four operations, inactive presets listed",
+    "with only the bundled TypeScript preset: usable, all nine operations, inactive presets listed",
     () =>
       Effect.gen(function*() {
         const run = yield* runCli(["doctor"], { env: { PATH: yield* pathWith() } })
@@ -61,7 +61,8 @@ describe.concurrent("lsp-seam doctor", () => {
         assert.include(run.stdout, "typescript: usable")
         assert.include(
           run.stdout,
-          "operations:  goToDefinition yes, findReferences yes, goToImplementation yes, hover yes"
+          "operations:  goToDefinition yes, findReferences yes, goToImplementation yes, hover yes, " +
+            "goToTypeDefinition yes, incomingCalls yes, outgoingCalls yes, documentSymbol yes, workspaceSymbol yes"
         )
         assert.include(run.stdout, "encoding:    utf-16")
         assert.match(run.stdout, /started in: +\d+ ms/)

@@ -34,7 +34,18 @@ const report = (providerId: string, usable = true): LspStdio.ServerDiagnosis => 
   positionEncoding: null,
   textDocumentSync: 1,
   transientOpen: true,
-  operations: { goToDefinition: true, findReferences: true, goToImplementation: true, hover: true }
+  operations: {
+    goToDefinition: true,
+    findReferences: true,
+    goToImplementation: true,
+    hover: true,
+    goToTypeDefinition: true,
+    incomingCalls: true,
+    outgoingCalls: false,
+    documentSymbol: true,
+    workspaceSymbol: false,
+    diagnostics: false
+  }
 })
 
 const status = (overrides: Partial<StdioStatus.ServerStatus>): StdioStatus.ServerStatus => ({

@@ -11,4 +11,9 @@ export default function setup(): void {
     cwd: root,
     stdio: "inherit"
   })
+  // The bundled fast path of `query --remote` (what `npm run build` makes), so the tests run what users run.
+  execFileSync(process.execPath, [NodePath.join(root, "packages", "cli", "scripts", "bundleRemoteQuery.mjs")], {
+    cwd: root,
+    stdio: "inherit"
+  })
 }

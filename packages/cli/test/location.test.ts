@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
-import { parseLocation } from "../src/internal/location.js"
+import { parseLocation, queryArguments } from "../src/internal/location.js"
 
 describe("parseLocation", () => {
   it("splits file, line and character", () => {
@@ -75,5 +75,91 @@ describe("parseLocation", () => {
       assert.isTrue(Either.isLeft(parsed), bad)
       if (Either.isLeft(parsed)) assert.include(parsed.left.message, JSON.stringify(bad))
     }
+  })
+})
+
+describe("queryArguments", () => {
+  it("reads a position for the operations at a position, with --symbol making the column optional", () => {
+    assert.deepStrictEqual(
+      queryArguments("incomingCalls", "m.ts:1:17"),
+      Either.right({
+        operation: "incomingCalls",
+        file_path: "m.ts",
+        line: 1,
+        character: 17,
+        symbol: undefined
+      })
+    )
+    assert.deepStrictEqual(
+      queryArguments("outgoingCalls", "m.ts:18", { symbol: "main" }),
+      Either.right({
+        operation: "outgoingCalls",
+        file_path: "m.ts",
+        line: 18,
+        character: undefined,
+        symbol: "main"
+      })
+    )
+    assert.isTrue(Either.isLeft(queryArguments("goToTypeDefinition", "m.ts")))
+  })
+
+  it("takes documentSymbol's file verbatim, even when it ends in :<number>", () => {
+    assert.deepStrictEqual(
+      queryArguments("documentSymbol", "src/a.ts"),
+      Either.right({ operation: "documentSymbol", file_path: "src/a.ts" })
+    )
+    assert.deepStrictEqual(
+      queryArguments("documentSymbol", "notes:12"),
+      Either.right({ operation: "documentSymbol", file_path: "notes:12" })
+    )
+  })
+
+  it.prop("takes workspaceSymbol's query verbatim, and --file as its file_path", [
+    FastCheck.string(),
+    FastCheck.option(FastCheck.string({ minLength: 1 }), { nil: undefined })
+  ], ([query, file]) => {
+    assert.deepStrictEqual(
+      queryArguments("workspaceSymbol", query, { file }),
+      Either.right(
+        file === undefined
+          ? { operation: "workspaceSymbol", query }
+          : { operation: "workspaceSymbol", query, file_path: file }
+      )
+    )
+  })
+
+  it("refuses --symbol outside the position operations and --file outside workspaceSymbol", () => {
+    const message = (result: ReturnType<typeof queryArguments>) => Either.isLeft(result) ? result.left.message : ""
+    assert.strictEqual(
+      message(queryArguments("documentSymbol", "a.ts", { symbol: "x" })),
+      "--symbol applies to operations at a position only, not to documentSymbol."
+    )
+    assert.strictEqual(
+      message(queryArguments("workspaceSymbol", "x", { symbol: "x" })),
+      "--symbol applies to operations at a position only, not to workspaceSymbol."
+    )
+    assert.strictEqual(
+      message(queryArguments("documentSymbol", "a.ts", { file: "b.ts" })),
+      "--file applies to workspaceSymbol only, not to documentSymbol."
+    )
+    assert.strictEqual(
+      message(queryArguments("hover", "a.ts:1:1", { file: "b.ts" })),
+      "--file applies to workspaceSymbol only, not to hover."
+    )
+  })
+})
+
+describe("queryArguments: diagnostics", () => {
+  it("takes the file verbatim and --severity; --severity elsewhere and --symbol here are usage errors", () => {
+    assert.deepStrictEqual(
+      queryArguments("diagnostics", "src/a:1.ts"),
+      Either.right({ operation: "diagnostics", file_path: "src/a:1.ts" })
+    )
+    assert.deepStrictEqual(
+      queryArguments("diagnostics", "a.ts", { severity: "hint" }),
+      Either.right({ operation: "diagnostics", file_path: "a.ts", severity: "hint" })
+    )
+    assert.isTrue(Either.isLeft(queryArguments("hover", "a.ts:1:1", { severity: "hint" })))
+    assert.isTrue(Either.isLeft(queryArguments("diagnostics", "a.ts", { symbol: "x" })))
   })
 })

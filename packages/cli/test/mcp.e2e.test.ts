@@ -1,6 +1,6 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PlatformCommand from "@effect/platform/Command"
-import { assert, describe, it, layer } from "@effect/vitest"
+import { afterAll, assert, describe, it, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Context from "effect/Context"
@@ -46,20 +46,41 @@ const textOf = (result: unknown): string =>
 const OperationEnum = Schema.Struct({ operation: Schema.Struct({ enum: Schema.Array(Schema.String) }) })
 
 layer(connect(["--cwd", workspace]), { timeout: "60 seconds" })("lsp-seam mcp with the TypeScript preset", (it) => {
-  it.effect("lists exactly the lsp tool: four operations, required fields, read-only annotations", () =>
+  it.effect("lists exactly the lsp tool: every operation, required fields, read-only annotations", () =>
     Effect.gen(function*() {
       const client = yield* McpClient
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.deepStrictEqual(tools.map((tool) => tool.name), ["lsp"])
       const tool = tools[0]!
-      assert.deepStrictEqual(tool.inputSchema.required, ["operation", "file_path", "line", "character"])
+      assert.deepStrictEqual(tool.inputSchema.required, ["operation"])
       assert.deepStrictEqual(
         Schema.decodeUnknownSync(OperationEnum)(tool.inputSchema.properties).operation.enum,
-        ["goToDefinition", "findReferences", "goToImplementation", "hover"]
+        [
+          "goToDefinition",
+          "findReferences",
+          "goToImplementation",
+          "hover",
+          "goToTypeDefinition",
+          "incomingCalls",
+          "outgoingCalls",
+          "documentSymbol",
+          "workspaceSymbol",
+          "diagnostics"
+        ]
       )
       assert.strictEqual(tool.annotations?.readOnlyHint, true)
       assert.strictEqual(tool.annotations?.destructiveHint, false)
       assert.strictEqual(tool.annotations?.openWorldHint, false)
+    }))
+
+  it.effect("answers documentSymbol, which takes no position, with the outline", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "lsp", arguments: { operation: "documentSymbol", file_path: "shape.ts" } })
+      )
+      assert.notStrictEqual(result.isError, true)
+      assert.isTrue(textOf(result).startsWith("shape.ts:2:18  Interface  Shape\n  shape.ts:3:3  Method  Shape.area\n"))
     }))
 
   it.effect("answers goToDefinition with one-based path:line:character text", () =>
@@ -166,7 +187,8 @@ describe("lsp-seam mcp cancellation", () => {
       )
       assert.strictEqual(textOf(next), "a.slow:1:1")
     }).pipe(
-      Effect.provide(connect(["--cwd", dir])),
+      // Without the session's prewarm, whose own hover of a.slow would be the first one recorded.
+      Effect.provide(connect(["--cwd", dir, "--no-prewarm"])),
       Effect.ensuring(Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
     )
   }, timeout)
@@ -193,3 +215,40 @@ describe("lsp-seam mcp cancellation", () => {
       assert.strictEqual(JSON.parse(lines[0]!).result.serverInfo.name, "lsp-seam")
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)), timeout)
 })
+
+// Issue 19 through one MCP session: a file with a known error, fixed on disk, broken again, asked each time.
+const diagnosticsWorkspace = tempDir("mcp-diagnostics")
+afterAll(() => NodeFs.rmSync(diagnosticsWorkspace, { recursive: true, force: true }))
+NodeFs.writeFileSync(
+  NodePath.join(diagnosticsWorkspace, "tsconfig.json"),
+  "{ \"compilerOptions\": { \"strict\": true } }\n"
+)
+const broken = "export const n: number = \"one\"\n"
+NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), broken)
+
+layer(connect(["--cwd", diagnosticsWorkspace, "--no-prewarm"]), { timeout: "60 seconds" })(
+  "lsp-seam mcp: diagnostics after edits",
+  (it) => {
+    const ask = Effect.flatMap(
+      McpClient,
+      (client) =>
+        Effect.promise(() =>
+          client.callTool({ name: "lsp", arguments: { operation: "diagnostics", file_path: "a.ts" } })
+        )
+    )
+
+    it.effect(
+      "the current errors of a file: present, gone once fixed on disk, back when broken again",
+      () =>
+        Effect.gen(function*() {
+          const error = /^a\.ts:1:14 {2}error {2}Type 'string' is not assignable to type 'number'\./
+          assert.match(textOf(yield* ask), error)
+          NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), "export const n: number = 1\n")
+          assert.strictEqual(textOf(yield* ask), "No diagnostics.")
+          NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), broken)
+          assert.match(textOf(yield* ask), error)
+        }),
+      { timeout }
+    )
+  }
+)

@@ -336,6 +336,9 @@ describe("LspToolRender diagnostics", () => {
       message: "Module has no exported member 'x'.",
       related: true
     }], "file:///w")
-    assert.strictEqual(LspToolRender.render(related, roomy), "b.ts:1:1  error  Module has no exported member 'x'.  (related)")
+    assert.strictEqual(
+      LspToolRender.render(related, roomy),
+      "b.ts:1:1  error  Module has no exported member 'x'.  (related)"
+    )
   })
 })

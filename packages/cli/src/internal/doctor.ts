@@ -2,12 +2,13 @@
  * The text `lsp-seam doctor` prints: one block per configured server (with its probe query), the host's
  * status view, the presets that are not installed, then a summary line.
  */
+import { LspQuery } from "@lsp-seam/lsp"
 import type { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import * as Option from "effect/Option"
 import type * as LspConfigFile from "../LspConfigFile.js"
 import type * as DoctorProbe from "./doctorProbe.js"
 
-const operations = ["goToDefinition", "findReferences", "goToImplementation", "hover"] as const
+const operations = LspQuery.LspOperation.literals
 
 const syncKinds: Record<number, string> = { 0: "none (0)", 1: "full (1)", 2: "incremental (2)" }
 

@@ -1,6 +1,8 @@
 /**
- * Parsing the `<file>:<line>:<character>` argument of `lsp-seam query` (`<file>:<line>` with `--symbol`).
+ * Parsing the target of `lsp-seam query`: `<file>:<line>:<character>` (`<file>:<line>` with `--symbol`) for
+ * the operations at a position, a file for documentSymbol, a search text for workspaceSymbol.
  */
+import type { LspToolInput } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
 import { UsageError } from "./errors.js"
 
@@ -49,4 +51,53 @@ export const parseLocation = (
     return Either.left(usage(argument, `the character ${JSON.stringify(character)} is not a number`))
   }
   return Either.right({ file, line: Number(line), character: Number(character) })
+}
+
+/**
+ * The `lsp` tool's arguments for `lsp-seam query <operation> <target>`: `<target>` is the position
+ * (`parseLocation`) for the position operations, the file path verbatim for documentSymbol and diagnostics
+ * (whose `--severity` becomes `severity`; a trailing `:12`
+ * is part of the name there), and the search text verbatim for workspaceSymbol, whose `--file` becomes
+ * `file_path`. `--symbol` belongs to the position operations and `--file` to workspaceSymbol: elsewhere each is
+ * a usage error. Values the tool judges (a blank query, line 0) are passed on to it.
+ */
+export const queryArguments = (
+  operation: LspToolInput.ToolOperation,
+  target: string,
+  options: {
+    readonly symbol?: string | undefined
+    readonly file?: string | undefined
+    readonly severity?: string | undefined
+  } = {}
+): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
+  const misplaced = (option: string, where: string) =>
+    Either.left(new UsageError({ message: `${option} applies to ${where} only, not to ${operation}.` }))
+  if (operation === "documentSymbol" || operation === "workspaceSymbol" || operation === "diagnostics") {
+    if (options.symbol !== undefined) return misplaced("--symbol", "operations at a position")
+  }
+  if (operation !== "workspaceSymbol" && options.file !== undefined) return misplaced("--file", "workspaceSymbol")
+  if (operation !== "diagnostics" && options.severity !== undefined) return misplaced("--severity", "diagnostics")
+  if (operation === "documentSymbol") return Either.right({ operation, file_path: target })
+  if (operation === "diagnostics") {
+    return Either.right(
+      options.severity === undefined
+        ? { operation, file_path: target }
+        : { operation, file_path: target, severity: options.severity }
+    )
+  }
+  if (operation === "workspaceSymbol") {
+    return Either.right(
+      options.file === undefined ? { operation, query: target } : { operation, query: target, file_path: options.file }
+    )
+  }
+  return Either.map(
+    parseLocation(target, { characterOptional: options.symbol !== undefined }),
+    (location) => ({
+      operation,
+      file_path: location.file,
+      line: location.line,
+      character: location.character,
+      symbol: options.symbol
+    })
+  )
 }

@@ -1,0 +1,309 @@
+/**
+ * Benchmark 10, one warm host for many clients. Two parts:
+ *
+ * - The command: `lsp-seam query … --remote auto` (the compiled packages/cli/dist/bin.js, as users run it)
+ *   timed from spawn to exit. The first run of a fresh socket directory is cold (it starts the daemon, which
+ *   starts typescript-language-server); later runs are warm (the daemon answers). References in the same run:
+ *   `node -e 0` (Node's own start), and the same query without `--remote` (a local run starts its own server).
+ * - The wire: the same stdio host queried in-process through `LspService.query` and through
+ *   `LspRemoteClient` over a Unix socket served by `LspRemoteServer.layerSocket`, interleaved in rounds.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { LspService } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as LspRemoteClient from "../packages/lsp-remote/src/LspRemoteClient.js"
+import * as LspRemoteServer from "../packages/lsp-remote/src/LspRemoteServer.js"
+import * as LspStdio from "../packages/lsp-stdio/src/LspStdio.js"
+import * as StdioStatus from "../packages/lsp-stdio/src/StdioStatus.js"
+import { fakeKind, type ServerKind, typescriptKind } from "./support/contenders.js"
+import * as Processes from "./support/processes.js"
+import type { Query } from "./support/rawClient.js"
+import { ms, type Options, ratioSummary, type Section, type Table, type Target } from "./support/report.js"
+import { hostConfig } from "./support/servers.js"
+import { median, pairedRatio, rounded, summarize, type Summary } from "./support/stats.js"
+
+const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url))
+
+export interface CommandPart {
+  readonly coldRuns: number
+  readonly warmRuns: number
+  /** `--remote auto` with no daemon: spawn → exit, ms. */
+  readonly cold: Summary
+  /** `--remote auto` with the daemon warm, ms. */
+  readonly warm: Summary
+  /** `node -e 0`, interleaved with the warm runs, ms. */
+  readonly node: Summary
+  /** The same query without `--remote`, ms. */
+  readonly local: Summary
+  readonly warmOverCold: number
+  readonly warmOverNode: Summary
+}
+
+export interface WirePart {
+  readonly label: string
+  readonly queries: number
+  readonly local: Summary
+  readonly remote: Summary
+  /** Median remote minus median local, ms. */
+  readonly cost: number
+}
+
+export interface RemotePart {
+  readonly command: CommandPart
+  readonly wire: ReadonlyArray<WirePart>
+}
+
+const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, cwd: string): number => {
+  const start = performance.now()
+  const result = ChildProcess.spawnSync(process.execPath, args, { env, cwd, encoding: "utf8" })
+  const elapsed = performance.now() - start
+  if (result.status !== 0) {
+    throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr}`)
+  }
+  return elapsed
+}
+
+const daemonsIn = (directory: string): Array<number> =>
+  Fs.readdirSync("/proc").filter((entry) => /^[0-9]+$/.test(entry)).flatMap((entry) => {
+    try {
+      const cmdline = Fs.readFileSync(`/proc/${entry}/cmdline`, "utf8")
+      return cmdline.includes(directory) && cmdline.includes("serve") ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Stops the daemons of `directory` (SIGTERM: they stop their servers) and waits until they are gone. */
+const stopDaemons = async (directory: string) => {
+  const pids = daemonsIn(directory)
+  for (const pid of pids) process.kill(pid, "SIGTERM")
+  const deadline = Date.now() + 10_000
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  for (const pid of pids.filter(alive)) process.kill(pid, "SIGKILL")
+}
+
+const target = (query: Query) => `${query.file}:${query.position.line + 1}:${query.position.character + 1}`
+
+const measureCommand = async (options: Options): Promise<CommandPart> => {
+  if (!Fs.existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
+  const coldRuns = options.quick ? 1 : 3
+  const warmRuns = options.quick ? 3 : 20
+  const workspace = typescriptKind.workspace()
+  const args = ["query", typescriptKind.queries[0]!.operation, target(typescriptKind.queries[0]!), "--cwd", workspace]
+  const samples = { cold: [] as Array<number>, warm: [] as Array<number>, node: [] as Array<number> }
+  const local: Array<number> = []
+  for (let round = 0; round < coldRuns; round++) {
+    // A socket directory of its own per round: no daemon runs for it yet.
+    const runtime = Fs.mkdtempSync(Path.join(Os.tmpdir(), "lsp-seam-bench-run-"))
+    const env = { ...process.env, XDG_RUNTIME_DIR: runtime, LSP_SEAM_IDLE_EXIT: "5m" }
+    try {
+      samples.cold.push(run([bin, ...args, "--remote", "auto"], env, workspace))
+      Processes.track(daemonsIn(runtime))
+      for (let i = 0; i < warmRuns; i++) {
+        if (i % 2 === 0) {
+          samples.warm.push(run([bin, ...args, "--remote", "auto"], env, workspace))
+          samples.node.push(run(["-e", "0"], env, workspace))
+        } else {
+          samples.node.push(run(["-e", "0"], env, workspace))
+          samples.warm.push(run([bin, ...args, "--remote", "auto"], env, workspace))
+        }
+      }
+      local.push(run([bin, ...args], process.env, workspace))
+    } finally {
+      await stopDaemons(runtime)
+      Fs.rmSync(runtime, { recursive: true, force: true })
+    }
+  }
+  const cold = summarize(samples.cold)
+  const warm = summarize(samples.warm)
+  return {
+    coldRuns,
+    warmRuns,
+    cold,
+    warm,
+    node: summarize(samples.node),
+    local: summarize(local),
+    warmOverCold: warm.median / cold.median,
+    warmOverNode: pairedRatio(samples.warm, samples.node)
+  }
+}
+
+const seamRequest = (query: Query, workspace: string) => ({
+  operation: query.operation,
+  filePath: query.file,
+  position: query.position,
+  workspaceRoot: workspace
+})
+
+const measureWire = async (kind: ServerKind, options: Options): Promise<WirePart> => {
+  const workspace = kind.workspace()
+  const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "lsp-seam-bench-wire-"))
+  const socket = Path.join(directory, "host.sock")
+  const host = LspStdio.layer(hostConfig(kind.spec)).pipe(
+    Layer.provideMerge(LspService.layer),
+    Layer.provide(NodeContext.layer)
+  )
+  const runtime = ManagedRuntime.make(
+    LspRemoteServer.layerSocket({ path: socket }).pipe(Layer.provideMerge(host))
+  )
+  const perRound = options.quick ? 20 : kind === fakeKind ? 500 : 100
+  const rounds = options.quick ? 2 : 8
+  try {
+    await runtime.runtime()
+    const timed = (query: (request: ReturnType<typeof seamRequest>) => Effect.Effect<unknown, unknown>) =>
+      Effect.gen(function*() {
+        const samples: Array<number> = []
+        for (let i = 0; i < perRound; i++) {
+          const request = seamRequest(kind.queries[i % kind.queries.length]!, workspace)
+          const start = performance.now()
+          yield* query(request)
+          samples.push(performance.now() - start)
+        }
+        return samples
+      })
+    const samples = await runtime.runPromise(Effect.scoped(Effect.gen(function*() {
+      const service = yield* LspService.LspService
+      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(socket) })
+      const local = (request: ReturnType<typeof seamRequest>) => service.query(request)
+      const remote = (request: ReturnType<typeof seamRequest>) => client.query(request)
+      Processes.track(
+        (yield* Effect.flatMap(StdioStatus.StdioStatus, (view) => view.status)).flatMap((s) =>
+          s.pid === null ? [] : [s.pid]
+        )
+      )
+      // Warm-up: the server, both paths and V8's compiled code.
+      yield* timed(local)
+      yield* timed(remote)
+      yield* timed(local)
+      yield* timed(remote)
+      const all = { local: [] as Array<number>, remote: [] as Array<number> }
+      for (let round = 0; round < rounds; round++) {
+        if (round % 2 === 0) {
+          all.local.push(...yield* timed(local))
+          all.remote.push(...yield* timed(remote))
+        } else {
+          all.remote.push(...yield* timed(remote))
+          all.local.push(...yield* timed(local))
+        }
+      }
+      return all
+    })))
+    return {
+      label: kind.label,
+      queries: samples.local.length,
+      local: summarize(samples.local),
+      remote: summarize(samples.remote),
+      cost: median(samples.remote) - median(samples.local)
+    }
+  } finally {
+    await runtime.dispose()
+    Fs.rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+export const measureRemote = async (options: Options, log: (message: string) => void): Promise<RemotePart> => {
+  log("remote: the command, cold and warm through --remote auto")
+  const command = await measureCommand(options)
+  const wire: Array<WirePart> = []
+  for (const kind of [fakeKind, typescriptKind]) {
+    log(`remote: the wire, ${kind.label}`)
+    wire.push(await measureWire(kind, options))
+  }
+  return { command, wire }
+}
+
+const row = (label: string, s: Summary, paired = "") => [label, ms(s.min), ms(s.median), ms(s.max), paired]
+
+export const remoteSection = (part: RemotePart, options: Options): Section => {
+  const { command } = part
+  const judged = options.quick ? null : undefined
+  const tables: Array<Table> = [
+    {
+      caption:
+        `the command, spawn → exit: ${command.coldRuns} cold runs, ${command.warmRuns} warm runs after each, interleaved with node -e 0`,
+      columns: ["ms", "min", "median", "max", "this / node -e 0 (paired)"],
+      rows: [
+        row("lsp-seam query --remote auto, cold (starts the daemon and its server)", command.cold),
+        row("lsp-seam query --remote auto, warm", command.warm, ratioSummary(command.warmOverNode)),
+        row("node -e 0", command.node),
+        row("lsp-seam query (local: starts its own server)", command.local)
+      ]
+    },
+    ...part.wire.map((wire): Table => ({
+      caption: `the wire, ${wire.label}: ${wire.queries} queries each, in alternating rounds on one host`,
+      columns: ["ms", "min", "median", "p99", "max"],
+      rows: [
+        [
+          "LspService.query in the host's process",
+          ms(wire.local.min),
+          ms(wire.local.median),
+          ms(wire.local.p99),
+          ms(wire.local.max)
+        ],
+        [
+          "LspRemoteClient over the Unix socket",
+          ms(wire.remote.min),
+          ms(wire.remote.median),
+          ms(wire.remote.p99),
+          ms(wire.remote.max)
+        ]
+      ]
+    }))
+  ]
+  const fake = part.wire.find((wire) => wire.label === fakeKind.label)!
+  const targets: Array<Target> = [
+    {
+      name: "warm CLI query vs the cold one",
+      goal: "warm ≤ 0.1× cold",
+      measured: `${command.warmOverCold.toFixed(3)}× (${ms(command.warm.median)} ms vs ${ms(command.cold.median)} ms)`,
+      pass: judged === null ? null : command.warmOverCold <= 0.1
+    },
+    {
+      name: "the wire's cost over a Unix socket",
+      goal: "≤ +0.5 ms per query (fake server: the stack's own cost)",
+      measured: `+${ms(fake.cost)} ms (median ${ms(fake.remote.median)} vs ${ms(fake.local.median)} ms)`,
+      pass: judged === null ? null : fake.cost <= 0.5
+    }
+  ]
+  return {
+    id: "remote",
+    title: "10. One warm host for many clients",
+    method: "The command: `lsp-seam query <op> <file:line:col> --remote auto` run as users run it (node " +
+      "packages/cli/dist/bin.js, spawn to exit) on a copy of the TypeScript fixture. Each cold run uses a fresh " +
+      "socket directory (XDG_RUNTIME_DIR), so it finds no daemon, starts one detached and waits for it, and the " +
+      "daemon starts typescript-language-server; the warm runs that follow reuse that daemon, interleaved with " +
+      "`node -e 0` (Node's own start, the floor of any command). The local run is the same query without " +
+      "`--remote`. The wire: one stdio host serves its LspService on a Unix socket; the same queries go to it " +
+      "in-process and through LspRemoteClient (ndjson over the socket), after a warm-up of both, in alternating " +
+      "rounds; the cost is the difference of the medians.",
+    tables,
+    targets,
+    data: {
+      command: {
+        ...command,
+        cold: rounded(command.cold),
+        warm: rounded(command.warm),
+        node: rounded(command.node),
+        local: rounded(command.local),
+        warmOverNode: rounded(command.warmOverNode)
+      },
+      wire: part.wire.map((wire) => ({ ...wire, local: rounded(wire.local), remote: rounded(wire.remote) }))
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Which daemon a command may use: a fingerprint of everything that decides what the daemon's language servers
+ * are — the lsp-seam version, the resolved configuration (the configuration file's content, or the active
+ * presets with the executables they resolved to) and the environment parts that change how commands resolve
+ * (`PATH`, the Node binary). Client and daemon compute it the same way, so two configurations never share a
+ * daemon, and `Hello` confirms it. Cheap on purpose: it reads one file or stats a few `PATH` entries and loads
+ * neither the stdio host nor its Schemas (the daemon validates the configuration when it starts).
+ */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import { LspError } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import * as LspPresets from "../LspPresets.js"
+import { version } from "./version.js"
+
+/** Where the configuration comes from, as the command resolves it. */
+export type ConfigSource =
+  | { readonly _tag: "File"; readonly path: string }
+  | { readonly _tag: "Inline"; readonly config: unknown }
+  | { readonly _tag: "Presets" }
+
+export interface Identity {
+  /** 16 hex digits of a SHA-256 over version, configuration and environment. */
+  readonly fingerprint: string
+  readonly version: string
+  readonly source: ConfigSource
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** JSON with object keys sorted at every level, so equal configurations give equal text. */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
+  if (isRecord(value)) {
+    return `{${
+      Object.keys(value).sort().filter((key) => value[key] !== undefined).map((key) =>
+        `${JSON.stringify(key)}:${canonicalJson(value[key])}`
+      ).join(",")
+    }}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/** The configuration file's content without its `$schema` key (which lsp-seam ignores). */
+export const readConfigFile = (path: string): Effect.Effect<unknown, LspError.LspError> =>
+  Effect.gen(function*() {
+    const text = yield* Effect.try({
+      try: () => Fs.readFileSync(path, "utf8"),
+      catch: (cause) =>
+        LspError.invalidConfig(
+          (cause as NodeJS.ErrnoException).code === "ENOENT"
+            ? `The configuration file ${path} does not exist.`
+            : `The configuration file ${path} cannot be read: ${String(cause)}`,
+          { file: path }
+        )
+    })
+    const json = yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: (error) =>
+        LspError.invalidConfig(
+          `The configuration file ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+          { file: path }
+        )
+    })
+    if (isRecord(json) && "$schema" in json) {
+      const { $schema: _, ...rest } = json
+      return rest
+    }
+    return json
+  })
+
+/** `--config`, else `lsp-seam.json` in the workspace, else the presets: the same order as `LspConfigFile.load`. */
+export const resolveSource = (options: {
+  readonly configFile?: string | undefined
+  readonly workingDirectory: string
+}): ConfigSource => {
+  if (options.configFile !== undefined) return { _tag: "File", path: NodePath.resolve(options.configFile) }
+  const local = NodePath.join(NodePath.resolve(options.workingDirectory), "lsp-seam.json")
+  return Fs.existsSync(local) ? { _tag: "File", path: local } : { _tag: "Presets" }
+}
+
+/** The identity of the daemon for a configuration, in an environment (default `process.env`). */
+export const identify = (
+  source: ConfigSource,
+  environment: Readonly<Record<string, string | undefined>> = process.env
+): Effect.Effect<Identity, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const config = source._tag === "File"
+      ? yield* readConfigFile(source.path)
+      : source._tag === "Inline"
+      ? source.config
+      : yield* Effect.map(LspPresets.detect(environment), (detections) => ({
+        ...LspPresets.toConfig(detections),
+        executables: detections.flatMap((detection) => Option.toArray(detection.executable))
+      }))
+    const digest = Crypto.createHash("sha256").update(canonicalJson({
+      version,
+      node: process.execPath,
+      path: environment.PATH ?? "",
+      config
+    })).digest("hex")
+    return { fingerprint: digest.slice(0, 16), version, source }
+  })

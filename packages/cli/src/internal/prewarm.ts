@@ -1,0 +1,150 @@
+/**
+ * Prewarming: when a workspace is first seen, a bounded walk finds one file per configured server and one
+ * hover at its start is asked of each, on fibers of their own that no query waits for, so that the first real
+ * query of a session meets a started server. Every outcome of a warm-up is ignored.
+ *
+ * The host runs one query per server at a time, so a warm-up hover could hold up the session's first query
+ * of that server. With a status view, a warm-up therefore ends (its hover cancelled) as soon as its server
+ * is no longer starting: what it was for, the start, is done.
+ */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { LspExtension, LspService } from "@lsp-seam/lsp"
+import { LspRemoteClient } from "@lsp-seam/lsp-remote"
+import { type StdioConfig, StdioStatus, StdioWorkspace } from "@lsp-seam/lsp-stdio"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+
+/** How many directory entries the walk looks at, at most. */
+export const maxEntries = 2_000
+
+export interface Prewarm {
+  /** Starts warming `workspaceRoot` in the background the first time it is seen; returns at once. */
+  readonly seen: (workspaceRoot: string) => Effect.Effect<void>
+}
+
+const targetsOf = (config: StdioConfig.StdioConfig): ReadonlyArray<StdioWorkspace.Target> =>
+  Object.entries(config.servers).map(([id, server]) => ({
+    id,
+    extensions: Object.keys(server.extensionToLanguage).flatMap((key) =>
+      Either.match(LspExtension.normalizeExtensionKey(key), { onLeft: () => [], onRight: (ext) => [ext] })
+    ),
+    maxBytes: server.maxDocumentBytes
+  }))
+
+/** What a warm-up needs of a status view: which servers run, for which workspace, in which state. */
+export type Status = Effect.Effect<
+  ReadonlyArray<{ readonly providerId: string; readonly workspace: string; readonly state: string }>,
+  unknown
+>
+
+const realPath = (path: string) => {
+  try {
+    return Fs.realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+/** Completes once `providerId`'s server for the workspace has started (polling the status view). */
+const started = (status: Status, providerId: string, workspace: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    while (true) {
+      const servers = yield* Effect.orElseSucceed(status, () => [])
+      if (
+        servers.some((server) =>
+          server.providerId === providerId && server.workspace === workspace && server.state !== "starting"
+        )
+      ) return
+      yield* Effect.sleep("100 millis")
+    }
+  })
+
+/**
+ * Warms `workspaceRoot` now (the walk, then one hover per server found, concurrently, each ended once its
+ * server has started when `status` is given); never fails.
+ */
+export const warm = (
+  service: LspService.LspServiceShape,
+  config: StdioConfig.StdioConfig,
+  workspaceRoot: string,
+  status: Option.Option<Status> = Option.none()
+): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const search = yield* StdioWorkspace.findFiles(workspaceRoot, targetsOf(config), maxEntries)
+    const canonical = realPath(workspaceRoot)
+    yield* Effect.forEach(
+      search.found.entries(),
+      ([providerId, file]) => {
+        const hover = service.query({
+          operation: "hover",
+          filePath: path.join(workspaceRoot, file),
+          position: { line: 0, character: 0 },
+          workspaceRoot
+        }).pipe(Effect.ignore)
+        return Option.match(status, {
+          onNone: () => hover,
+          onSome: (view) => Effect.raceFirst(hover, started(view, providerId, canonical))
+        })
+      },
+      { concurrency: "unbounded", discard: true }
+    )
+  }).pipe(Effect.catchAllCause(() => Effect.void), Effect.withSpan("lsp-seam.prewarm"))
+
+/**
+ * A prewarmer whose warm-ups run on fibers of the scope (interrupted when it closes). When `enabled` is
+ * false, `seen` does nothing.
+ */
+export const make = (
+  service: LspService.LspServiceShape,
+  config: StdioConfig.StdioConfig,
+  enabled: boolean,
+  status: Option.Option<Status> = Option.none()
+): Effect.Effect<Prewarm, never, Scope.Scope | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    if (!enabled) return { seen: () => Effect.void }
+    const fibers = yield* FiberSet.make()
+    const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    const known = new Set<string>()
+    return {
+      seen: (workspaceRoot) =>
+        Effect.suspend(() => {
+          if (known.has(workspaceRoot)) return Effect.void
+          known.add(workspaceRoot)
+          return Effect.asVoid(
+            FiberSet.run(fibers, Effect.provide(warm(service, config, workspaceRoot, status), context))
+          )
+        })
+    }
+  })
+
+/**
+ * Warms `workspaceRoot` in the background while the Layer lives (for `lsp-seam mcp`: the session's workspace,
+ * when the session starts); building it waits for nothing.
+ */
+export const layer = (
+  workspaceRoot: string,
+  config: StdioConfig.StdioConfig,
+  enabled: boolean
+): Layer.Layer<never, never, LspService.LspService | FileSystem.FileSystem | Path.Path> =>
+  enabled
+    ? Layer.scopedDiscard(
+      Effect.gen(function*() {
+        const service = yield* LspService.LspService
+        // The local host's status view, or the remote host's.
+        const local = yield* Effect.serviceOption(StdioStatus.StdioStatus)
+        const remote = yield* Effect.serviceOption(LspRemoteClient.LspRemoteClient)
+        const status: Option.Option<Status> = Option.orElse(
+          Option.map(local, (view) => view.status),
+          () => Option.map(remote, (client) => client.status)
+        )
+        yield* Effect.forkScoped(warm(service, config, workspaceRoot, status))
+      })
+    )
+    : Layer.empty

@@ -1,0 +1,90 @@
+/**
+ * The command-line options of the remote host and its clients (`serve`, and `--remote` on `query`, `mcp` and
+ * `doctor`), and how a command picks its `LspService`: the local stdio host, or the host `--remote` names.
+ */
+import * as Options from "@effect/cli/Options"
+import type { LspError, LspService } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as DaemonIdentity from "./daemonIdentity.js"
+import { UsageError } from "./errors.js"
+import * as RemoteTarget from "./remoteTarget.js"
+
+export const remoteOption = Options.text("remote").pipe(
+  Options.withDescription(
+    "Ask a running host instead of starting servers: auto (the per-user daemon of this configuration, started " +
+      "when none runs), a socket path, or http://HOST:PORT / ws://HOST:PORT (with --token-file or " +
+      `${RemoteTarget.tokenVariable}).`
+  ),
+  Options.optional
+)
+
+export const tokenFileOption = Options.text("token-file").pipe(
+  Options.withDescription(
+    `The bearer token's file (mode 0600). serve writes a new one when it does not exist; clients read it ` +
+      `(else ${RemoteTarget.tokenVariable}).`
+  ),
+  Options.optional
+)
+
+export const socketOption = Options.text("socket").pipe(
+  Options.withDescription("The Unix socket to listen on (default: the per-user socket)."),
+  Options.optional
+)
+
+export const listenOption = Options.text("listen").pipe(
+  Options.withDescription("HOST:PORT to serve WebSocket RPC on (port 0 picks one); needs a token."),
+  Options.optional
+)
+
+export const idleExitOption = Options.text("idle-exit").pipe(
+  Options.withDescription("Stop once no query has run for this long: 30s, 10m, 1h (or e.g. \"10 minutes\")."),
+  Options.optional
+)
+
+export const noPrewarmOption = Options.boolean("no-prewarm").pipe(
+  Options.withDescription("Do not start the servers of a workspace's languages when the workspace is first seen.")
+)
+
+/** `--remote`'s value, or the usage error it is. */
+export const parseRemote = (
+  remote: Option.Option<string>
+): Effect.Effect<Option.Option<RemoteTarget.Remote>, UsageError> =>
+  Option.match(remote, {
+    onNone: () => Effect.succeed(Option.none()),
+    onSome: (text) =>
+      Either.match(RemoteTarget.parse(text), {
+        onLeft: (message) => Effect.fail(new UsageError({ message })),
+        onRight: (parsed) => Effect.succeed(Option.some(parsed))
+      })
+  })
+
+/**
+ * The `LspService` of a command: `local()` without `--remote`, else the remote host's (for `auto`, the daemon
+ * of the configuration `--config`/`lsp-seam.json`/presets resolves to for `workspace`).
+ */
+export const serviceLayer = <E, R>(
+  args: {
+    readonly remote: Option.Option<string>
+    readonly tokenFile: Option.Option<string>
+    readonly config: Option.Option<string>
+  },
+  workspace: string,
+  local: () => Layer.Layer<LspService.LspService, E, R>
+): Effect.Effect<Layer.Layer<LspService.LspService, E | LspError.LspError, R>, UsageError> =>
+  Effect.map(parseRemote(args.remote), (remote) =>
+    Option.match(remote, {
+      onNone: local,
+      onSome: (target) => RemoteTarget.layer(target, clientOptions(args, workspace))
+    }))
+
+/** What a client needs besides `--remote`: its token file and, for `auto`, the configuration it resolves to. */
+export const clientOptions = (
+  args: { readonly tokenFile: Option.Option<string>; readonly config: Option.Option<string> },
+  workspace: string
+): RemoteTarget.LayerOptions => ({
+  tokenFile: Option.getOrUndefined(args.tokenFile),
+  source: DaemonIdentity.resolveSource({ configFile: Option.getOrUndefined(args.config), workingDirectory: workspace })
+})

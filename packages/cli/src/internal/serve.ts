@@ -1,0 +1,181 @@
+/**
+ * `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]
+ * [--no-prewarm]`: one stdio host served to any number of clients and workspaces, on a private Unix socket
+ * (default `LspRemoteAddress.defaultSocketPath()`) or as WebSocket RPC on TCP behind a bearer token. With
+ * `--idle-exit`, the host stops (with its language servers) once no query has run for that long, and the
+ * command exits 0; SIGINT/SIGTERM stop it too.
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type * as SocketServer from "@effect/platform/SocketServer"
+import { type LspError, LspService } from "@lsp-seam/lsp"
+import { LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
+import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as NodePath from "node:path"
+import * as LspConfigFile from "../LspConfigFile.js"
+import { type CliIO, stderr } from "./cliIO.js"
+import * as DaemonIdentity from "./daemonIdentity.js"
+import { UsageError } from "./errors.js"
+import * as IdleExit from "./idleExit.js"
+import * as Prewarm from "./prewarm.js"
+import { idleExitOption, listenOption, noPrewarmOption, socketOption, tokenFileOption } from "./remoteOptions.js"
+import { tokenVariable } from "./remoteTarget.js"
+
+const configOption = Options.file("config").pipe(
+  Options.withDescription(
+    `A configuration file (default: ${LspConfigFile.fileName} in the current directory, else the presets).`
+  ),
+  Options.optional
+)
+
+/** `HOST:PORT`, `[v6]:PORT` or `:PORT` (127.0.0.1). */
+export const parseListen = (text: string): Either.Either<{ readonly host: string; readonly port: number }, string> => {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):([0-9]{1,5})$/.exec(text)
+  const port = match === null ? Number.NaN : Number(match[3])
+  if (match === null || port > 65_535) return Either.left(`--listen ${text}: expected HOST:PORT.`)
+  const host = match[1] ?? match[2] ?? ""
+  return Either.right({ host: host === "" ? "127.0.0.1" : host, port })
+}
+
+/** `unix:PATH` or the WebSocket URL. */
+export const describeAddress = (address: SocketServer.Address): string =>
+  address._tag === "UnixAddress"
+    ? `unix:${address.path}`
+    : `ws://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}/lsp-seam`
+
+const serverToken = (tokenFile: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if (Option.isNone(tokenFile)) {
+      if (process.env[tokenVariable] !== undefined) return yield* LspRemoteAuth.fromEnv(tokenVariable)
+      return yield* new UsageError({ message: `--listen needs --token-file F (or ${tokenVariable}).` })
+    }
+    const file = NodePath.resolve(tokenFile.value)
+    const exists = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+    if (exists) return yield* LspRemoteAuth.fromFile(file)
+    const token = yield* LspRemoteAuth.generate
+    yield* LspRemoteAuth.writeFile(file, token)
+    yield* stderr(`lsp-seam serve: wrote a new token to ${file}\n`)
+    return token
+  })
+
+type Transport =
+  | { readonly _tag: "Socket"; readonly path: string | undefined }
+  | { readonly _tag: "Http"; readonly host: string; readonly port: number; readonly token: Redacted.Redacted<string> }
+
+export const serve = Command.make(
+  "serve",
+  {
+    socket: socketOption,
+    listen: listenOption,
+    tokenFile: tokenFileOption,
+    config: configOption,
+    idleExit: idleExitOption,
+    noPrewarm: noPrewarmOption
+  },
+  (args): Effect.Effect<
+    void,
+    LspError.LspError | UsageError,
+    FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | CliIO
+  > =>
+    Effect.gen(function*() {
+      if (Option.isSome(args.socket) && Option.isSome(args.listen)) {
+        return yield* new UsageError({ message: "serve takes --socket PATH or --listen HOST:PORT, not both." })
+      }
+      const idleTime = yield* Option.match(args.idleExit, {
+        onNone: () => Effect.succeed(Option.none<Duration.Duration>()),
+        onSome: (text) =>
+          Either.match(IdleExit.parseDuration(text), {
+            onLeft: (message) => Effect.fail(new UsageError({ message: `--idle-exit: ${message}` })),
+            onRight: (duration) => Effect.succeed(Option.some(duration))
+          })
+      })
+      const transport: Transport = yield* Option.match(args.listen, {
+        onNone: () =>
+          Effect.succeed<Transport>({
+            _tag: "Socket",
+            path: Option.getOrUndefined(Option.map(args.socket, (path) => NodePath.resolve(path)))
+          }),
+        onSome: (text) =>
+          Effect.gen(function*() {
+            const listen = yield* Either.match(parseListen(text), {
+              onLeft: (message) => Effect.fail(new UsageError({ message })),
+              onRight: Effect.succeed
+            })
+            const token = yield* serverToken(args.tokenFile)
+            return { _tag: "Http", ...listen, token } satisfies Transport
+          })
+      })
+      const workingDirectory = process.cwd()
+      const configFile = Option.getOrUndefined(args.config)
+      const loaded = yield* LspConfigFile.load({ configFile, workingDirectory })
+      const identity = yield* DaemonIdentity.identify(
+        DaemonIdentity.resolveSource({ configFile, workingDirectory })
+      )
+      yield* Effect.scoped(Effect.gen(function*() {
+        const idle = yield* Option.match(idleTime, {
+          onNone: () => Effect.succeed(Option.none<IdleExit.IdleTracker>()),
+          onSome: (duration) => Effect.map(IdleExit.make(duration), Option.some)
+        })
+        const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
+        const base = Context.get(host, LspService.LspService)
+        const status = Context.get(host, StdioStatus.StdioStatus).status
+        const prewarm = yield* Prewarm.make(base, loaded.config, !args.noPrewarm, Option.some(status))
+        const track = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          Option.match(idle, { onNone: () => effect, onSome: (tracker) => tracker.track(effect) })
+        const served = LspService.LspService.of({
+          registerProvider: base.registerProvider,
+          query: (request) => track(Effect.zipRight(prewarm.seen(request.workspaceRoot), base.query(request)))
+        })
+        const options = {
+          fingerprint: identity.fingerprint,
+          version: identity.version,
+          status
+        }
+        const server = yield* Layer.build(
+          (transport._tag === "Socket"
+            ? LspRemoteServer.layerSocket({ ...options, path: transport.path })
+            : LspRemoteServer.layerHttp({
+              ...options,
+              host: transport.host,
+              port: transport.port,
+              token: transport.token
+            }))
+            .pipe(Layer.provide(Layer.succeed(LspService.LspService, served)))
+        )
+        const address = describeAddress(Context.get(server, LspRemoteServer.LspRemoteServer).address)
+        const servers = Object.keys(loaded.config.servers).join(", ")
+        yield* stderr(
+          `lsp-seam serve: listening on ${address} (pid ${process.pid}, version ${identity.version}, ` +
+            `fingerprint ${identity.fingerprint}, servers: ${servers})\n`
+        )
+        yield* Option.match(idle, {
+          onNone: () => Effect.never,
+          onSome: (tracker) =>
+            Effect.zipRight(
+              tracker.idle,
+              stderr(
+                `lsp-seam serve: no query for ${
+                  Duration.format(Option.getOrThrow(idleTime))
+                }; stopping the language servers\n`
+              )
+            )
+        })
+      }))
+    })
+).pipe(
+  Command.withDescription(
+    "Serve one host to any number of clients and workspaces, on a Unix socket (default: the per-user socket) " +
+      "or, with --listen HOST:PORT and a token, over WebSocket."
+  )
+)

@@ -1,0 +1,97 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as NodePath from "node:path"
+import { bin } from "./support/cli.js"
+import { fakeWorkspace, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
+
+// `lsp-seam mcp --remote …` and the MCP session's prewarm, through the official MCP SDK client.
+const timeout = 60_000
+
+const hoverFake = { answers: { "textDocument/hover": { contents: "fake hover" } } }
+
+const ToolResult = Schema.Struct({
+  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+})
+
+const connect = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [bin, "mcp", ...args],
+        cwd,
+        env: { ...process.env, ...env } as Record<string, string>,
+        stderr: "pipe"
+      })
+      const client = new Client({ name: "lsp-seam-test", version: "0.0.0" })
+      await client.connect(transport)
+      return client
+    }),
+    (client) => Effect.promise(() => client.close())
+  )
+
+const hover = (client: Client, file: string) =>
+  Effect.promise(() =>
+    client.callTool({ name: "lsp", arguments: { operation: "hover", file_path: file, line: 1, character: 1 } })
+  ).pipe(
+    Effect.map((result) => Schema.decodeUnknownSync(ToolResult)(result).content.map((part) => part.text).join(""))
+  )
+
+describe("lsp-seam mcp --remote and prewarm", () => {
+  it.scopedLive("mcp --remote PATH answers tool calls through the host", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+      const served = yield* serve(["--socket", NodePath.join(fake.runtimeDir, "host.sock"), "--no-prewarm"], {
+        cwd: fake.dir
+      })
+      const client = yield* connect(
+        ["--cwd", fake.dir, "--remote", served.address.replace(/^unix:/, ""), "--no-prewarm"],
+        fake.dir
+      )
+      assert.strictEqual(yield* hover(client, "fake.fake"), "fake hover")
+      // The server is the host's: started by the host process, not by `lsp-seam mcp`.
+      assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+    }), timeout)
+
+  it.scopedLive(
+    "mcp prewarms the workspace's servers when the session starts (unless --no-prewarm)",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({
+          slow: { extension: ".slow", fake: { answerDelayMs: { "textDocument/hover": 60_000 } } },
+          quick: { extension: ".quick", fake: hoverFake }
+        })
+        const client = yield* connect(["--cwd", fake.dir], fake.dir)
+        // No tool call yet: both servers are started by the prewarm.
+        yield* waitFor(
+          "both servers to be warmed",
+          () =>
+            ["slow", "quick"].every((id) => readRecord(fake.record(id)).some((r) => r.method === "textDocument/hover")),
+          30_000
+        )
+        // The slow server's warm-up (its hover never answers) does not hold up a call to the other one.
+        const started = Date.now()
+        assert.strictEqual(yield* hover(client, "quick.quick"), "fake hover")
+        assert.isBelow(Date.now() - started, 10_000)
+        // Nor a call to the slow server itself: its warm-up hover hangs, a definition is answered.
+        const definition = yield* Effect.promise(() =>
+          client.callTool({
+            name: "lsp",
+            arguments: { operation: "goToDefinition", file_path: "slow.slow", line: 1, character: 1 }
+          })
+        )
+        assert.strictEqual(Schema.decodeUnknownSync(ToolResult)(definition).content[0]?.text, "slow.slow:1:1")
+        assert.isBelow(Date.now() - started, 10_000)
+
+        const cold = yield* fakeWorkspace({ slow: { extension: ".slow" } })
+        const plain = yield* connect(["--cwd", cold.dir, "--no-prewarm"], cold.dir)
+        yield* Effect.sleep("1 second")
+        assert.deepStrictEqual(startedPids(cold.record("slow")), [])
+        assert.match(yield* hover(plain, "slow.slow"), /fake hover at 0:0/)
+      }),
+    timeout
+  )
+})
