@@ -162,7 +162,7 @@ export const configCatalog = (): string => {
     "3. the [presets](#presets): every preset whose command is installed.",
     "",
     "A file replaces the presets; it does not extend them. The same object configures the library " +
-    "(`LspSeam.layer({ config })`, `LspSeam.createClient({ config })` from `@lsp-seam/cli`, " +
+    "(`LspSeam.layer({ config })`, `LspSeam.makeClient({ config })` from `@lsp-seam/cli`, " +
     "`LspStdio.layer(config)` from `@lsp-seam/lsp-stdio`). Every failure to read or validate it is " +
     "`LSP_INVALID_CONFIG`, naming the file, the server and the field; unknown keys are errors, so a typo " +
     "never silently becomes a default.",
@@ -329,7 +329,7 @@ export const toolCatalog = (): string => {
     "",
     "lsp-seam gives a model one tool, `lsp`, from `@lsp-seam/tool-lsp`: as an `@effect/ai` tool " +
     "(`LspAiTool`), over MCP (`LspMcp`, `lsp-seam mcp`), and behind a Promise client (`LspClient`, " +
-    "`LspSeam.createClient`). Every adapter exposes the same name, description and input schema.",
+    "`LspSeam.makeClient`). Every adapter exposes the same name, description and input schema.",
     "",
     `## \`${LspToolInput.name}\``,
     "",

@@ -97,14 +97,23 @@ export interface ToolLayerOptions extends LayerOptions {
  * `LspAiTool.LspToolkit` to `LanguageModel.generateText` (`LspAiTool.makeToolkit(operations)` when
  * `tool.operations` offers fewer than all).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
-export const toolLayer = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError> =>
+export const layerTool = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError> =>
   LspAiTool.layer(options.tool).pipe(
     Layer.provide(LspSession.layer(options.workingDirectory)),
     Layer.provide(layer(options))
   )
+
+/**
+ * The former name of `layerTool`.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `layerTool`.
+ */
+export const toolLayer = layerTool
 
 /**
  * @since 0.1.0
@@ -120,10 +129,19 @@ export interface ClientOptions extends LayerOptions {
 /**
  * A Promise client over `layer(options)`: `query(args, { signal })` takes the tool's raw arguments (one-based
  * positions) and resolves to `{ result, text }`; coded failures reject with the `LspError`. Call `close()`
- * to stop the servers. See `LspClient.makeClient`.
+ * to stop the servers. See `LspClient.make`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeClient = (options: ClientOptions = {}): LspClient.LspClient =>
+  LspClient.make(layer(options), { workingDirectory: options.workingDirectory, tool: options.tool })
+
+/**
+ * The former name of `makeClient`.
  *
  * @since 0.1.0
  * @category constructors
+ * @deprecated Use `makeClient`.
  */
-export const createClient = (options: ClientOptions = {}): LspClient.LspClient =>
-  LspClient.makeClient(layer(options), { workingDirectory: options.workingDirectory, tool: options.tool })
+export const createClient = makeClient

@@ -20,7 +20,7 @@ describe("LspSeam remote", () => {
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
         const served = yield* serve(["--socket", NodePath.join(fake.runtimeDir, "host.sock")], { cwd: fake.dir })
-        const client = LspSeam.createClient({
+        const client = LspSeam.makeClient({
           remote: served.address.replace(/^unix:/, ""),
           workingDirectory: fake.dir
         })
@@ -67,7 +67,7 @@ describe("LspSeam remote", () => {
           }
         }
         NodeFs.writeFileSync(NodePath.join(fake.dir, "a.fake"), "hello\n")
-        const client = LspSeam.createClient({ remote: "auto", config, workingDirectory: fake.dir })
+        const client = LspSeam.makeClient({ remote: "auto", config, workingDirectory: fake.dir })
         const answer = yield* Effect.promise(() =>
           client.query({ operation: "hover", file_path: "a.fake", line: 1, character: 1 })
         )

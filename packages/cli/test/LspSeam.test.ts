@@ -21,12 +21,12 @@ const fakeWorkspace = () => {
   return dir
 }
 
-describe("LspSeam.createClient", () => {
+describe("LspSeam.makeClient", () => {
   it.live(
     "answers with the presets (the bundled TypeScript server) and stops on close",
     () =>
       Effect.promise(async () => {
-        const client = LspSeam.createClient({ workingDirectory: workspace })
+        const client = LspSeam.makeClient({ workingDirectory: workspace })
         try {
           const output = await client.query({
             operation: "goToDefinition",
@@ -51,7 +51,7 @@ describe("LspSeam.createClient", () => {
   it.live("uses the configuration it is given", () =>
     Effect.promise(async () => {
       const dir = fakeWorkspace()
-      const client = LspSeam.createClient({ workingDirectory: dir, config: fakeConfig })
+      const client = LspSeam.makeClient({ workingDirectory: dir, config: fakeConfig })
       try {
         const output = await client.query({ operation: "hover", file_path: "a.fake", line: 1, character: 2 })
         assert.strictEqual(output.text, "fake hover at 0:1")
@@ -65,7 +65,7 @@ describe("LspSeam.createClient", () => {
     "rejects queries with LSP_INVALID_CONFIG when the configuration is invalid",
     () =>
       Effect.promise(async () => {
-        const client = LspSeam.createClient({ workingDirectory: workspace, config: { servers: {} } })
+        const client = LspSeam.makeClient({ workingDirectory: workspace, config: { servers: {} } })
         const error = await client.query({ operation: "hover", file_path: "main.ts", line: 1, character: 1 }).then(
           () => undefined,
           (e: unknown) => e
@@ -77,7 +77,7 @@ describe("LspSeam.createClient", () => {
   )
 })
 
-describe("LspSeam.toolLayer", () => {
+describe("LspSeam.layerTool", () => {
   it.live("is the whole lsp tool for an @effect/ai agent in one Layer", () => {
     const dir = fakeWorkspace()
     return Effect.gen(function*() {
@@ -92,8 +92,15 @@ describe("LspSeam.toolLayer", () => {
       assert.strictEqual(handled.encodedResult, "a.fake:1:1")
     }).pipe(
       Effect.scoped,
-      Effect.provide(LspSeam.toolLayer({ workingDirectory: dir, config: fakeConfig })),
+      Effect.provide(LspSeam.layerTool({ workingDirectory: dir, config: fakeConfig })),
       Effect.ensuring(Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
     )
   }, timeout)
+})
+
+describe("LspSeam names", () => {
+  it("keeps the 0.1.0 names as aliases", () => {
+    assert.strictEqual(LspSeam.toolLayer, LspSeam.layerTool)
+    assert.strictEqual(LspSeam.createClient, LspSeam.makeClient)
+  })
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspResult } from "@lsp-seam/lsp"
 import * as FastCheck from "effect/FastCheck"
+import * as Render from "../src/internal/render.js"
 import * as LspToolRender from "../src/LspToolRender.js"
 
 const range = (
@@ -173,7 +174,7 @@ describe("LspToolRender symbols", () => {
         { length: count },
         (_, i) => symbol(`s${i}`, "Variable", `file:///w/f${i % 3}.ts`, i, 0)
       )
-      const lines = LspToolRender.renderSymbols(LspResult.symbols(symbols, "file:///w"), maxLocations).split("\n")
+      const lines = Render.renderSymbols(LspResult.symbols(symbols, "file:///w"), maxLocations).split("\n")
       if (count === 0) return assert.deepStrictEqual(lines, ["No results."])
       const shown = lines.filter((line) => line.includes("  Variable  ")).length
       assert.strictEqual(shown, Math.min(count, maxLocations))

@@ -4,7 +4,7 @@ import { LspSeam } from "@lsp-seam/cli"
 import { LspAiTool, LspToolPrompt } from "@lsp-seam/tool-lsp"
 import { Effect } from "effect"
 
-const LspLive = LspSeam.toolLayer({ workingDirectory: process.cwd(), tool: { timeoutMs: 30_000 } })
+const LspLive = LspSeam.layerTool({ workingDirectory: process.cwd(), tool: { timeoutMs: 30_000 } })
 
 const answer = LanguageModel.generateText({
   prompt: "Who calls parseConfig, and what does it return?",

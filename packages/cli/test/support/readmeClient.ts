@@ -1,7 +1,7 @@
 // #region client
 import { LspSeam } from "@lsp-seam/cli"
 
-const client = LspSeam.createClient({ workingDirectory: "/path/to/project" })
+const client = LspSeam.makeClient({ workingDirectory: "/path/to/project" })
 const { text, result } = await client.query(
   { operation: "findReferences", file_path: "src/config.ts", line: 12, character: 5 },
   { signal: AbortSignal.timeout(10_000) } // aborting interrupts the query, down to the server
