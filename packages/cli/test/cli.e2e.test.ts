@@ -139,6 +139,9 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
         const fixed = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
         assert.strictEqual(fixed.code, 0, fixed.stderr)
         assert.strictEqual(fixed.stdout, "No diagnostics.\n")
+        NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = \"one\"\n")
+        const again = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
+        assert.strictEqual(again.stdout, broken.stdout, "broken again, the error is back")
         const misplaced = yield* query("hover", "main.ts:3:36", "--severity", "hint")
         assert.strictEqual(misplaced.code, 2)
       }),

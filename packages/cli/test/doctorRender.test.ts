@@ -45,7 +45,8 @@ const report = (providerId: string, usable = true): LspStdio.ServerDiagnosis => 
     documentSymbol: true,
     workspaceSymbol: false,
     diagnostics: false
-  }
+  },
+  diagnosticsMode: usable ? "push" : null
 })
 
 const status = (overrides: Partial<StdioStatus.ServerStatus>): StdioStatus.ServerStatus => ({

@@ -70,6 +70,36 @@ describe("LspClient", () => {
     await client.close()
   })
 
+  it("asks diagnostics with a severity and renders them, never 'clean' for a pending answer", async () => {
+    const found = LspResult.diagnostics([{
+      uri: "file:///repo/a.ts",
+      range: { start: { line: 0, character: 13 }, end: { line: 0, character: 14 } },
+      severity: "error",
+      source: "typescript",
+      code: "2322",
+      message: "Type 'string' is not assignable to type 'number'."
+    }], "file:///repo")
+    const pending = LspResult.markIncomplete(LspResult.diagnostics([], "file:///repo"), {
+      reason: "diagnostics-pending",
+      message: "The language server published no diagnostics for the file's current text within 750 ms."
+    })
+    const env = setup([Testing.succeed(found), Testing.succeed(pending)])
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
+    assert.strictEqual(
+      (await client.query({ operation: "diagnostics", file_path: "a.ts", severity: "hint" })).text,
+      "a.ts:1:14  error  Type 'string' is not assignable to type 'number'.  [typescript 2322]"
+    )
+    assert.notInclude((await client.query({ operation: "diagnostics", file_path: "a.ts" })).text, "No diagnostics.")
+    assert.deepStrictEqual((await env.queries())[0], {
+      operation: "diagnostics",
+      filePath: "a.ts",
+      workspaceRoot: "/repo",
+      severity: "hint",
+      languageId: "typescript"
+    })
+    await client.close()
+  })
+
   it("refuses an operation its tool configuration does not offer", async () => {
     const env = setup([Testing.succeed(hover)])
     const client = LspClient.make(env.layer, { workingDirectory: "/repo", tool: { operations: ["hover"] } })

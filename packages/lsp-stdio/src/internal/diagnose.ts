@@ -34,6 +34,8 @@ export interface ServerDiagnosis {
   readonly textDocumentSync: unknown
   readonly transientOpen: boolean
   readonly operations: Readonly<Record<LspQuery.LspOperation, boolean>>
+  /** How diagnostics are had: `pull` when it offers them on request, else `push`; null when it did not start. */
+  readonly diagnosticsMode: "pull" | "push" | null
 }
 
 const supported = (
@@ -79,7 +81,8 @@ export const diagnose = (
         positionEncoding: null,
         textDocumentSync: null,
         transientOpen: false,
-        operations: noOperations
+        operations: noOperations,
+        diagnosticsMode: null
       } satisfies ServerDiagnosis
       const env = scrubEnvironment(ambient, server.env)
       return Effect.gen(function*() {
@@ -106,7 +109,8 @@ export const diagnose = (
             : "utf-16",
           textDocumentSync: capabilities.textDocumentSync ?? null,
           transientOpen,
-          operations
+          operations,
+          diagnosticsMode: advertised(capabilities.diagnosticProvider) ? "pull" : "push"
         } satisfies ServerDiagnosis
       }).pipe(
         Effect.scoped,

@@ -9,7 +9,7 @@
  * document says which machine and how loaded it was.
  */
 import { NodeContext } from "@effect/platform-node"
-import type { LspQuery } from "@lsp-seam/lsp"
+import { type LspQuery, LspService } from "@lsp-seam/lsp"
 import { Duration, Effect, Fiber, Layer, Option, Schedule } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
@@ -92,10 +92,13 @@ interface SuiteReport {
     readonly id: string
     readonly serverInfo: string
     readonly operations: ReadonlyArray<LspQuery.LspOperation>
+    readonly diagnosticsMode: "pull" | "push" | null
     readonly handshakeMs: number | null
   }>
   readonly cold: ReadonlyArray<ColdRun>
   readonly warm: ReadonlyArray<{ readonly query: Query; readonly ms: number; readonly correct: boolean }>
+  /** Per provider: the warm time of a diagnostics query on the first file the suite asks it about. */
+  readonly diagnostics: ReadonlyMap<string, { readonly ms: number; readonly pending: boolean }>
   readonly peakRssBytes: number
 }
 
@@ -121,6 +124,7 @@ const measure = (suite: Servers.Suite) =>
             diagnosis.serverInfo.version === undefined ? "" : ` ${diagnosis.serverInfo.version}`
           }`,
         operations: operations.filter((op) => diagnosis.operations[op]),
+        diagnosticsMode: diagnosis.diagnosticsMode,
         handshakeMs: starts.length === 0 ? null : median(starts)
       }
     })
@@ -174,8 +178,24 @@ const measure = (suite: Servers.Suite) =>
             correct: runs.every(([answer]) => sameAnswer(answer, query.answer))
           }
         }))
+      // Diagnostics of each server's first file: settled once, then timed like the others.
+      const diagnostics = new Map<string, { readonly ms: number; readonly pending: boolean }>()
+      for (const id of Object.keys(suite.servers)) {
+        const file = expected.queries.find((query) => providerOf(suite, query.file) === id)?.file
+        if (file === undefined) continue
+        const asked = Effect.provide(
+          LspService.query({ operation: "diagnostics", filePath: file, workspaceRoot: root }),
+          context
+        )
+        yield* Effect.ignore(asked)
+        const runs = yield* Effect.forEach(Array.from({ length: warmRuns }), () => elapsed(Effect.either(asked)))
+        diagnostics.set(id, {
+          ms: median(runs.map(([, ms]) => ms)),
+          pending: runs.some(([answer]) => answer._tag === "Left" || answer.right.incomplete === true)
+        })
+      }
       yield* Fiber.interrupt(sampler)
-      return results
+      return { results, diagnostics }
     }))
 
     return {
@@ -184,7 +204,8 @@ const measure = (suite: Servers.Suite) =>
       version: version(suite),
       providers,
       cold,
-      warm,
+      warm: warm.results,
+      diagnostics: warm.diagnostics,
       peakRssBytes: peak.bytes
     } satisfies SuiteReport
   })
@@ -261,14 +282,20 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     "- **yes (N)**: advertised and answered; N is the warm latency, the median over its queries of the median of 5",
     "  asks on one server that has settled (milliseconds).",
     "- **unsupported**: not advertised; the seam answers `LSP_UNSUPPORTED_OPERATION` without asking the server, and",
-    "  the suite asserts exactly that.",
+    "  the suite asserts exactly that. **unsupported (advertised, method not found)**: advertised, but the server",
+    "  answers the request with JSON-RPC -32601, which the host reports as `LSP_UNSUPPORTED_OPERATION` too.",
     "- **fails (CODE)**: advertised, but every query of the suite fails with CODE (see the notes).",
+    "- **diagnostics**: `pull` when the server answers `textDocument/diagnostic`, `push` when the host waits for",
+    "  what it publishes; N is the warm time of a diagnostics query on the first file the suite asks it about",
+    "  (for push servers the host's quiet period is included when the set arrives with the query); `pending` when",
+    "  an answer was not known to be for the current text. Cold, after-a-change and transient figures:",
+    "  [diagnostics-compatibility.md](diagnostics-compatibility.md).",
     "",
     "A supported operation may still answer partially or wrongly on some query: the expected answers record what",
     "the server gives, and the notes below say where it falls short of the right answer.",
     "",
-    `| server | ${operations.join(" | ")} |`,
-    `|---|${operations.map(() => "---").join("|")}|`
+    `| server | ${operations.join(" | ")} | diagnostics |`,
+    `|---|${operations.map(() => "---").join("|")}|---|`
   )
   for (const report of reports) {
     for (const provider of report.providers) {
@@ -278,10 +305,17 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
         const rows = warm.filter((row) => row.query.operation === op)
         if (rows.length === 0) return "yes (not asked)"
         const failures = rows.flatMap((row) => "error" in row.query.answer ? [row.query.answer.error] : [])
+        if (failures.length === rows.length && failures.every((code) => code === "LSP_UNSUPPORTED_OPERATION")) {
+          return "unsupported (advertised, method not found)"
+        }
         if (failures.length === rows.length) return `fails (${[...new Set(failures)].join(", ")})`
         return `yes (${ms(median(rows.map((row) => row.ms)))})`
       }
-      lines.push(`| ${serverName(report, provider.id)} | ${operations.map(cell).join(" | ")} |`)
+      const diagnostics = report.diagnostics.get(provider.id)
+      const diagnosticsCell = provider.diagnosticsMode === null || diagnostics === undefined
+        ? "not asked"
+        : `${provider.diagnosticsMode} (${ms(diagnostics.ms)})${diagnostics.pending ? ", pending" : ""}`
+      lines.push(`| ${serverName(report, provider.id)} | ${operations.map(cell).join(" | ")} | ${diagnosticsCell} |`)
     }
   }
 
@@ -322,14 +356,6 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
     }
   }
   if (differing === 0) lines.push("| (none) | | | | | |")
-
-  lines.push(
-    "",
-    "## Diagnostics",
-    "",
-    "Measured separately, per server and document mode (pull or push, versioned sets, time to answer): " +
-      "[diagnostics-compatibility.md](diagnostics-compatibility.md)."
-  )
 
   lines.push("", "## Notes", "")
   for (const report of reports) {
