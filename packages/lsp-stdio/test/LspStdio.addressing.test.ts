@@ -1,10 +1,11 @@
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { Effect, Either, Exit, Layer, Ref, Schema, Scope } from "effect"
+import { Effect, Either, Exit, Fiber, Layer, Ref, Schema, Scope, TestClock } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath_ from "node:path"
 import { pathToFileURL } from "node:url"
+import * as ProjectModel from "../src/internal/projectModel.js"
 import * as LspStdio from "../src/LspStdio.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
@@ -290,3 +291,37 @@ for (const documentSync of ["retained", "transient"] as const) {
       }))
   })
 }
+
+describe("LspStdio loose files on the Effect clock", () => {
+  /** Runs `effect` to its end, turning the event loop and moving TestClock 1 ms at a time as it waits. */
+  const drive = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(effect)
+      for (let i = 0; i < 2_000; i++) {
+        const done = yield* Fiber.poll(fiber)
+        if (done._tag === "Some") return yield* done.value
+        yield* Effect.async<void>((resume) => {
+          setImmediate(() => resume(Effect.void))
+        })
+        yield* TestClock.adjust(1)
+      }
+      return yield* Effect.dieMessage("the query never ended")
+    })
+
+  it.scoped("the workspace is listed again only after relistAfterMs: a file added meanwhile is opened then", () =>
+    Effect.gen(function*() {
+      const { opened, query, workspace } = yield* setup("retained", false, ["proj.json"], { "a.fake": "a\n" }, {
+        maxFiles: 10,
+        maxBytes: 1_000_000
+      })
+      const uri = (file: string) => pathToFileURL(NodePath_.join(workspace, file)).href
+      right(yield* drive(query("findReferences", 0, 6)))
+      assert.sameMembers([...(yield* Ref.get(opened))], [uri("main.fake"), uri("a.fake")])
+      NodeFs.writeFileSync(NodePath_.join(workspace, "b.fake"), "b\n")
+      right(yield* drive(query("findReferences", 0, 6)))
+      assert.notInclude(yield* Ref.get(opened), uri("b.fake"), "not listed again so soon")
+      yield* TestClock.adjust(ProjectModel.relistAfterMs)
+      right(yield* drive(query("findReferences", 0, 6)))
+      assert.include(yield* Ref.get(opened), uri("b.fake"))
+    }))
+})

@@ -2,12 +2,18 @@
  * Whether a server answers a file with its project model: servers that need one (TypeScript's
  * tsconfig.json, clangd's compile_commands.json, gopls' go.mod, …) name its marker files in their config,
  * and a file is governed when a marker lies in its directory or in one above it, up to the workspace root.
- * An ungoverned file still gets answers, but cross-file ones may be partial, and the answer says so.
+ * An ungoverned file still gets answers, but cross-file ones may be partial, and the answer says so — unless
+ * the server can be lent the workspace's files instead (`looseFiles`).
  */
-import type { LspResult } from "@lsp-seam/lsp"
+import { type LspError, LspExtension, type LspResult } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { FileServices } from "./fileAccess.js"
+import * as RetainedDocuments from "./retainedDocuments.js"
+import * as ServerInstance from "./serverInstance.js"
+import type { SourceLocation } from "./source.js"
 import { isInside, type Workspace } from "./workspace.js"
+import * as WorkspaceFiles from "./workspaceFiles.js"
 
 /** Whether a marker file lies in `filePath`'s directory or above it, within `workspace`. */
 export const isGoverned = (
@@ -51,3 +57,53 @@ export const tooManyFiles = (
     `files may be missing. For a complete answer add a ${markers[0]} at the project root, or confirm with a ` +
     "text search."
 })
+
+/** How long one listing of a workspace's files stands for a server before it is walked again. */
+export const relistAfterMs = 30_000
+
+// Per server: when its workspace was last listed, and what that gave. A walk per cross-file query would be work
+// done again and again on the query path (up to 50,000 entries in a large workspace).
+const lent = new WeakMap<ServerInstance.ServerInstance, {
+  readonly at: number
+  readonly partial: LspResult.IncompleteReason | undefined
+}>()
+
+/**
+ * For a cross-file question about a file no project marker governs: open the workspace's files of this server
+ * (within `looseFiles`, retained documents only) and keep them open, so the server sees them. The reason the
+ * answer may still be partial, or undefined when it is not. The listing is redone at most every
+ * `relistAfterMs`; in between, the files opened stay in step with the disk as every retained document does.
+ */
+export const lend = (
+  services: FileServices,
+  spec: ServerInstance.ServerSpec,
+  instance: ServerInstance.ServerInstance,
+  workspace: Workspace,
+  location: SourceLocation
+): Effect.Effect<LspResult.IncompleteReason | undefined, LspError.LspError> =>
+  Effect.gen(function*() {
+    const markers = spec.config.projectMarkers
+    const bound = spec.config.looseFiles
+    if (bound === null || spec.config.documentSync !== "retained") return noProject(spec.providerId, markers)
+    const now = yield* Clock.currentTimeMillis
+    const previous = lent.get(instance)
+    if (previous !== undefined && now - previous.at < relistAfterMs) return previous.partial
+    const languages = ServerInstance.languagesOf(spec)
+    const listed = yield* WorkspaceFiles.listFiles(services.files, services.path, workspace.path, [
+      ...languages.keys()
+    ], { maxFiles: bound.maxFiles, maxBytes: bound.maxBytes, maxEntries: 50_000 })
+    const partial = listed.complete ? undefined : tooManyFiles(spec.providerId, markers, bound)
+    if (listed.complete) {
+      yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
+        workspace,
+        paths: listed.files.map((file) => services.path.join(workspace.path, file)).filter((path) =>
+          path !== location.path
+        ),
+        languageOf: (path) => languages.get(LspExtension.finalExtension(path)) ?? "",
+        maxDocumentBytes: spec.config.maxDocumentBytes,
+        onSent: instance.diagnostics.markSent
+      })
+    }
+    lent.set(instance, { at: now, partial })
+    return partial
+  })

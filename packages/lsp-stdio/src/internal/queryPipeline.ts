@@ -25,7 +25,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as NodeUrl from "node:url"
 import { advertised, capabilityOf, isCrossFile, opensTransiently } from "./capabilities.js"
 import * as Diagnostics from "./diagnostics.js"
 import { isTransportFailure } from "./failures.js"
@@ -36,11 +35,11 @@ import * as ProjectModel from "./projectModel.js"
 import * as Readiness from "./readiness.js"
 import * as Requests from "./requests.js"
 import * as RetainedDocuments from "./retainedDocuments.js"
-import type * as ServerInstance from "./serverInstance.js"
+import * as ServerInstance from "./serverInstance.js"
 import * as ServerKey from "./serverKey.js"
 import type { Servers } from "./servers.js"
 import { linesOf, locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "./source.js"
-import { isInside, resolveWorkspaceWith, type Workspace } from "./workspace.js"
+import { isInsideUri, resolveWorkspaceWith, type Workspace } from "./workspace.js"
 import * as WorkspaceFiles from "./workspaceFiles.js"
 
 export interface Dependencies {
@@ -75,26 +74,6 @@ const releaseLease = (held: Held) => {
 /** A server that advertised a capability yet does not know its method (clangd 14's outgoing calls, say). */
 const isMethodNotFound = (error: LspError.LspError): boolean =>
   error.code === "LSP_SERVER_ERROR" && error.detail?.code === -32601
-
-/** The server's languages by normalised extension. */
-const languagesOf = (spec: ServerInstance.ServerSpec): ReadonlyMap<string, string> => {
-  const languages = new Map<string, string>()
-  for (const [extension, language] of Object.entries(spec.config.extensionToLanguage)) {
-    const normalized = LspExtension.normalizeExtensionKey(extension)
-    if (normalized._tag === "Right") languages.set(normalized.right, language)
-  }
-  return languages
-}
-
-/** Whether a `file:` URI names a path inside `workspace` (other URIs never do). */
-const isInsideUri = (services: FileServices, workspace: Workspace, uri: string): boolean => {
-  if (!uri.startsWith("file:")) return false
-  try {
-    return isInside(services.path, workspace.path, NodeUrl.fileURLToPath(uri))
-  } catch {
-    return false
-  }
-}
 
 /** Step 5: the operation's capability, and documents that can be opened on request. */
 const checkSupport = (
@@ -172,39 +151,6 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       }))
     })
 
-  /**
-   * For a cross-file question about a file no project marker governs: open the workspace's files of this
-   * server (within `looseFiles`, retained documents only) so the server sees them. The reason the answer may
-   * still be partial, or undefined when it is not.
-   */
-  const lendProject = (
-    spec: ServerInstance.ServerSpec,
-    instance: ServerInstance.ServerInstance,
-    workspace: Workspace,
-    location: SourceLocation
-  ) =>
-    Effect.gen(function*() {
-      const markers = spec.config.projectMarkers
-      const bound = spec.config.looseFiles
-      if (bound === null || spec.config.documentSync !== "retained") {
-        return ProjectModel.noProject(spec.providerId, markers)
-      }
-      const languages = languagesOf(spec)
-      const listed = yield* WorkspaceFiles.listFiles(services.files, services.path, workspace.path, [
-        ...languages.keys()
-      ], { maxFiles: bound.maxFiles, maxBytes: bound.maxBytes, maxEntries: 50_000 })
-      if (!listed.complete) return ProjectModel.tooManyFiles(spec.providerId, markers, bound)
-      const paths = listed.files.map((file) => services.path.join(workspace.path, file))
-      yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
-        workspace,
-        paths: paths.filter((path) => path !== location.path),
-        languageOf: (path) => languages.get(LspExtension.finalExtension(path)) ?? "",
-        maxDocumentBytes: spec.config.maxDocumentBytes,
-        onSent: instance.diagnostics.markSent
-      })
-      return undefined
-    })
-
   /** Steps 4–8 on the pooled server, once. `source` is undefined when a live server holds it unchanged. */
   const attempt = (
     spec: ServerInstance.ServerSpec,
@@ -223,7 +169,9 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
         yield* checkSupport(spec, instance, query.operation)
         const startedAt = instance.diagnostics.sequence()
         yield* syncDocument(spec, instance, query, key.workspace, location, source, held)
-        const partial = needsProject ? yield* lendProject(spec, instance, key.workspace, location) : undefined
+        const partial = needsProject
+          ? yield* ProjectModel.lend(services, spec, instance, key.workspace, location)
+          : undefined
         const settled = instance.readiness.isSettled() ||
           (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
         const result = query.operation === "diagnostics"
@@ -238,7 +186,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
             threshold: query.severity ?? "warning",
             wait: spec.config.diagnosticsWait,
             untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-            inWorkspace: (uri) => isInsideUri(services, key.workspace, uri)
+            inWorkspace: (uri) => isInsideUri(services.path, key.workspace, uri)
           })
           : yield* Requests.ask(instance, query, location.uri).pipe(
             Effect.catchIf(isMethodNotFound, (error) =>
@@ -308,7 +256,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       if (query.filePath !== undefined) {
         return { filePath: query.filePath, languageId: query.languageId }
       }
-      const languages = languagesOf(spec)
+      const languages = ServerInstance.languagesOf(spec)
       const search = yield* WorkspaceFiles.findFiles(services.files, services.path, key.workspace.path, [
         { id: spec.providerId, extensions: [...languages.keys()], maxBytes: spec.config.maxDocumentBytes }
       ])

@@ -4,7 +4,7 @@
  */
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { LspError } from "@lsp-seam/lsp"
+import { LspError, LspExtension } from "@lsp-seam/lsp"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -29,6 +29,16 @@ export interface ServerSpec {
   readonly executable: string
   readonly env: Readonly<Record<string, string>>
   readonly config: ServerConfig
+}
+
+/** The server's languages by normalised extension (the seam's rule for extension keys). */
+export const languagesOf = (spec: ServerSpec): ReadonlyMap<string, string> => {
+  const languages = new Map<string, string>()
+  for (const [extension, language] of Object.entries(spec.config.extensionToLanguage)) {
+    const normalized = LspExtension.normalizeExtensionKey(extension)
+    if (normalized._tag === "Right") languages.set(normalized.right, language)
+  }
+  return languages
 }
 
 /** A started, initialised server. Owned by the scope it was started in. */

@@ -5,6 +5,7 @@
 import type * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
+import * as NodeUrl from "node:url"
 import { type FileError, type Files, type FileServices, fileServices } from "./fileAccess.js"
 import { fileUriWith } from "./fileUri.js"
 
@@ -74,4 +75,14 @@ export const isInside = (path: Path.Path, root: string, candidate: string): bool
   if (relative === "") return true
   if (path.isAbsolute(relative)) return false
   return relative !== ".." && !relative.startsWith(`..${path.sep}`)
+}
+
+/** Whether a `file:` URI names a path inside the workspace `root` (other URIs never do). */
+export const isInsideUri = (path: Path.Path, root: Workspace, uri: string): boolean => {
+  if (!uri.startsWith("file:")) return false
+  try {
+    return isInside(path, root.path, NodeUrl.fileURLToPath(uri))
+  } catch {
+    return false
+  }
 }
