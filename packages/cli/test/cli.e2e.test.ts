@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as LspPresets from "../src/LspPresets.js"
 import { bin, fakeServer, runCli, scopedTempDir, workspace, workspaceUri } from "./support/cli.js"
 
 // The compiled command against the real typescript-language-server (a dependency of the CLI) on the fixture
@@ -122,31 +123,42 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
     timeout
   )
 
-  it.scopedLive(
-    "diagnostics <file> prints the file's current errors; fixed on disk, they are gone",
-    () =>
-      Effect.gen(function*() {
-        const dir = yield* scopedTempDir("lsp-seam-cli-diagnostics-")
-        NodeFs.writeFileSync(NodePath.join(dir, "tsconfig.json"), "{ \"compilerOptions\": { \"strict\": true } }\n")
-        NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = \"one\"\n")
-        const broken = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
-        assert.strictEqual(broken.code, 0, broken.stderr)
-        assert.match(
-          broken.stdout,
-          /^a\.ts:1:14 {2}error {2}Type 'string' is not assignable to type 'number'\. {2}\[typescript 2322\]\n$/
-        )
-        NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = 1\n")
-        const fixed = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
-        assert.strictEqual(fixed.code, 0, fixed.stderr)
-        assert.strictEqual(fixed.stdout, "No diagnostics.\n")
-        NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = \"one\"\n")
-        const again = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
-        assert.strictEqual(again.stdout, broken.stdout, "broken again, the error is back")
-        const misplaced = yield* query("hover", "main.ts:3:36", "--severity", "hint")
-        assert.strictEqual(misplaced.code, 2)
-      }),
-    { timeout }
-  )
+  for (const documentSync of ["retained", "transient"] as const) {
+    it.scopedLive(
+      `diagnostics <file> prints the file's current errors; fixed on disk, they are gone (${documentSync})`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* scopedTempDir("lsp-seam-cli-diagnostics-")
+          NodeFs.writeFileSync(NodePath.join(dir, "tsconfig.json"), "{ \"compilerOptions\": { \"strict\": true } }\n")
+          NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = \"one\"\n")
+          // The TypeScript preset as a configuration file, in the document mode under test.
+          NodeFs.writeFileSync(
+            NodePath.join(dir, "lsp-seam.json"),
+            JSON.stringify({ servers: { typescript: { ...LspPresets.typescript.server, documentSync } } })
+          )
+          const broken = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
+          assert.strictEqual(broken.code, 0, broken.stderr)
+          assert.match(
+            broken.stdout,
+            /^a\.ts:1:14 {2}error {2}Type 'string' is not assignable to type 'number'\. {2}\[typescript 2322\]\n$/
+          )
+          NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = 1\n")
+          const fixed = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
+          assert.strictEqual(fixed.code, 0, fixed.stderr)
+          assert.strictEqual(fixed.stdout, "No diagnostics.\n")
+          NodeFs.writeFileSync(NodePath.join(dir, "a.ts"), "export const n: number = \"one\"\n")
+          const again = yield* runCli(["query", "diagnostics", "a.ts", "--cwd", dir])
+          assert.strictEqual(again.stdout, broken.stdout, "broken again, the error is back")
+        }),
+      { timeout }
+    )
+  }
+
+  it.live("--severity belongs to diagnostics only", () =>
+    Effect.gen(function*() {
+      const misplaced = yield* query("hover", "main.ts:3:36", "--severity", "hint")
+      assert.strictEqual(misplaced.code, 2)
+    }), timeout)
 
   it.live("a blank workspaceSymbol query is the tool's invalid argument: 1", () =>
     Effect.map(

@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as LspPresets from "../src/LspPresets.js"
 import { bin, fakeServer, tempDir, workspace } from "./support/cli.js"
 
 // An independent MCP client (the official TypeScript SDK) spawns the compiled `lsp-seam mcp` over stdio.
@@ -216,39 +217,49 @@ describe("lsp-seam mcp cancellation", () => {
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)), timeout)
 })
 
-// Issue 19 through one MCP session: a file with a known error, fixed on disk, broken again, asked each time.
-const diagnosticsWorkspace = tempDir("mcp-diagnostics")
-afterAll(() => NodeFs.rmSync(diagnosticsWorkspace, { recursive: true, force: true }))
-NodeFs.writeFileSync(
-  NodePath.join(diagnosticsWorkspace, "tsconfig.json"),
-  "{ \"compilerOptions\": { \"strict\": true } }\n"
-)
+// Issue 19 through one MCP session per document mode: a file with a known error, fixed on disk, broken again,
+// asked each time.
 const broken = "export const n: number = \"one\"\n"
-NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), broken)
+for (const documentSync of ["retained", "transient"] as const) {
+  const diagnosticsWorkspace = tempDir(`mcp-diagnostics-${documentSync}`)
+  afterAll(() => NodeFs.rmSync(diagnosticsWorkspace, { recursive: true, force: true }))
+  NodeFs.writeFileSync(
+    NodePath.join(diagnosticsWorkspace, "tsconfig.json"),
+    "{ \"compilerOptions\": { \"strict\": true } }\n"
+  )
+  NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), broken)
+  // The TypeScript preset as a configuration file, in the document mode under test.
+  NodeFs.writeFileSync(
+    NodePath.join(diagnosticsWorkspace, "lsp-seam.json"),
+    JSON.stringify({ servers: { typescript: { ...LspPresets.typescript.server, documentSync } } })
+  )
 
-layer(connect(["--cwd", diagnosticsWorkspace, "--no-prewarm"]), { timeout: "60 seconds" })(
-  "lsp-seam mcp: diagnostics after edits",
-  (it) => {
-    const ask = Effect.flatMap(
-      McpClient,
-      (client) =>
-        Effect.promise(() =>
-          client.callTool({ name: "lsp", arguments: { operation: "diagnostics", file_path: "a.ts" } })
-        )
-    )
+  layer(connect(["--cwd", diagnosticsWorkspace, "--no-prewarm"]), { timeout: "60 seconds" })(
+    `lsp-seam mcp: diagnostics after edits (${documentSync})`,
+    (it) => {
+      const ask = Effect.flatMap(
+        McpClient,
+        (client) =>
+          Effect.promise(() =>
+            client.callTool({ name: "lsp", arguments: { operation: "diagnostics", file_path: "a.ts" } })
+          )
+      )
 
-    it.effect(
-      "the current errors of a file: present, gone once fixed on disk, back when broken again",
-      () =>
-        Effect.gen(function*() {
-          const error = /^a\.ts:1:14 {2}error {2}Type 'string' is not assignable to type 'number'\./
-          assert.match(textOf(yield* ask), error)
-          NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), "export const n: number = 1\n")
-          assert.strictEqual(textOf(yield* ask), "No diagnostics.")
-          NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), broken)
-          assert.match(textOf(yield* ask), error)
-        }),
-      { timeout }
-    )
-  }
-)
+      it.effect(
+        "the current errors of a file: present, gone once fixed on disk, back when broken again",
+        () =>
+          Effect.gen(function*() {
+            const error = /^a\.ts:1:14 {2}error {2}Type 'string' is not assignable to type 'number'\./
+            assert.match(textOf(yield* ask), error)
+            NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), "export const n: number = 1\n")
+            assert.strictEqual(textOf(yield* ask), "No diagnostics.")
+            NodeFs.writeFileSync(NodePath.join(diagnosticsWorkspace, "a.ts"), broken)
+            assert.match(textOf(yield* ask), error)
+            // Asked again unchanged: still the error (a transient reopen must not read a close's clearing set).
+            assert.match(textOf(yield* ask), error)
+          }),
+        { timeout }
+      )
+    }
+  )
+}
