@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { bin } from "./support/cli.js"
-import { fakeWorkspace, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
+import { alive, fakeWorkspace, processesWith, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
 
 // `lsp-seam mcp --remote …` and the MCP session's prewarm, through the official MCP SDK client.
 const timeout = 60_000
@@ -91,6 +91,39 @@ describe("lsp-seam mcp --remote and prewarm", () => {
         yield* Effect.sleep("1 second")
         assert.deepStrictEqual(startedPids(cold.record("slow")), [])
         assert.match(yield* hover(plain, "slow.slow"), /fake hover at 0:0/)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "mcp --remote auto: a daemon killed mid-session is started again by the next call, which is answered",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const daemons = () => processesWith(`${fake.dir}/run/lsp-seam/daemon-`)
+        const client = yield* connect(["--cwd", fake.dir, "--remote", "auto", "--no-prewarm"], fake.dir, {
+          ...fake.env,
+          LSP_SEAM_IDLE_EXIT: "1m"
+        })
+        assert.strictEqual(yield* hover(client, "fake.fake"), "fake hover")
+        const [first, ...others] = daemons()
+        assert.isDefined(first)
+        assert.deepStrictEqual(others, [])
+        const [server] = startedPids(fake.record("fake"))
+        process.kill(first!, "SIGKILL")
+        yield* waitFor("the killed daemon to be gone", () => !alive(first!))
+        // Its watchdog ends the language server it leaves behind.
+        yield* waitFor("the killed daemon's language server to end", () => !alive(server!), 10_000)
+
+        assert.strictEqual(yield* hover(client, "fake.fake"), "fake hover")
+        const [second, ...more] = daemons()
+        assert.isDefined(second)
+        assert.notStrictEqual(second, first)
+        assert.deepStrictEqual(more, [])
+        assert.strictEqual(startedPids(fake.record("fake")).length, 2)
+        // And the session goes on with it.
+        assert.strictEqual(yield* hover(client, "fake.fake"), "fake hover")
+        assert.deepStrictEqual(daemons(), [second])
       }),
     timeout
   )

@@ -1,7 +1,7 @@
 /**
  * `--remote auto|PATH|URL`: which host a command's queries go to, the token a URL needs (`--token-file F`,
  * else `LSP_SEAM_TOKEN`), and the `LspService` answered by that host. `auto` is the per-user daemon of the
- * command's configuration, started when none runs (see `daemon.ts`).
+ * command's configuration, started when none runs and again when it has gone (`daemon.ts`, `daemonSession.ts`).
  */
 import { LspError, type LspService } from "@lsp-seam/lsp"
 import type { LspRemoteClient } from "@lsp-seam/lsp-remote"
@@ -10,8 +10,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as NodePath from "node:path"
-import * as Daemon from "./daemon.js"
 import type * as DaemonIdentity from "./daemonIdentity.js"
+import * as DaemonSession from "./daemonSession.js"
 import * as RemoteModules from "./remoteModules.js"
 
 export type Remote =
@@ -101,12 +101,7 @@ export const layer = (
         const token = yield* resolveToken(remote.url, options)
         return LspRemoteClient.layer({ transport: LspRemoteClient.webSocket(remote.url, token), expect: {} })
       }
-      case "Auto": {
-        const daemon = yield* Daemon.ensure(options.source)
-        return LspRemoteClient.layer({
-          transport: LspRemoteClient.socket(daemon.path),
-          expect: { version: daemon.identity.version, fingerprint: daemon.identity.fingerprint }
-        })
-      }
+      case "Auto":
+        return DaemonSession.layer(options.source)
     }
   }))
