@@ -1,8 +1,9 @@
 // Bundles the fast path of `lsp-seam query … --remote …` (dist/internal/remoteQuery.js and the modules it
-// loads) into dist/remoteQuery.bundle.mjs: one file instead of ~600 modules makes a warm remote query several
+// loads) into dist/remoteQuery.bundle.cjs: one file instead of ~600 modules makes a warm remote query several
 // times faster to start (see bench/results: "One warm host for many clients"). Run after `tsc -b`; the
 // bundle is optional: dist/bin.js uses it only when every input listed in dist/remoteQuery.bundle.json is
 // unchanged (size and mtime), else it loads the modules one by one as before.
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
@@ -34,23 +35,42 @@ const entry = [
   `export const main = (parsed) => Query.main(parsed, { Handler, Session, Input })`
 ].join("\n")
 
-const outfile = Path.join(dist, "remoteQuery.bundle.mjs")
+const outfile = Path.join(dist, "remoteQuery.bundle.cjs")
+// Earlier builds: the ES module bundle and code caches of other bundles.
+for (const entry of Fs.readdirSync(dist)) {
+  if (
+    entry === "remoteQuery.bundle.mjs" || (entry.startsWith("remoteQuery.bundle.cjs.") && entry.endsWith(".v8cache"))
+  ) {
+    Fs.rmSync(Path.join(dist, entry), { force: true })
+  }
+}
 const result = await esbuild.build({
   stdin: { contents: entry, resolveDir: dist, sourcefile: "remoteQueryBundle.mjs", loader: "js" },
   bundle: true,
   platform: "node",
-  format: "esm",
+  // CommonJS, because dist/internal/fastPathBundle.js compiles it with vm.Script and a V8 code cache (Node 20
+  // has no compile cache for ES modules). Its modules see the bundle's own URL as import.meta.url.
+  format: "cjs",
   target: "node20",
   outfile,
   metafile: true,
   absWorkingDir: dist,
   logLevel: "warning",
-  // Some dependencies are CommonJS and call require().
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
+  // import.meta.resolve is used only where the bundle is not (the modules loaded one by one).
+  logOverride: { "empty-import-meta": "silent" },
+  define: { "import.meta.url": "__bundleUrl" },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
-const inputs = Object.keys(result.metafile.inputs).filter((input) => Fs.existsSync(Path.resolve(dist, input))).map((input) => {
-  const file = Path.resolve(dist, input)
-  const stats = Fs.statSync(file)
-  return [Path.relative(dist, file), stats.size, stats.mtimeMs]
-})
-Fs.writeFileSync(Path.join(dist, "remoteQuery.bundle.json"), JSON.stringify({ inputs }))
+const inputs = Object.keys(result.metafile.inputs).filter((input) => Fs.existsSync(Path.resolve(dist, input))).map(
+  (input) => {
+    const file = Path.resolve(dist, input)
+    const stats = Fs.statSync(file)
+    return [Path.relative(dist, file), stats.size, stats.mtimeMs]
+  }
+)
+const made = Fs.statSync(outfile)
+const hash = Crypto.createHash("sha256").update(Fs.readFileSync(outfile)).digest("hex")
+Fs.writeFileSync(
+  Path.join(dist, "remoteQuery.bundle.json"),
+  JSON.stringify({ bundle: [made.size, made.mtimeMs, hash], inputs })
+)

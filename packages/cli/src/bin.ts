@@ -2,8 +2,8 @@
 /**
  * The `lsp-seam` executable. It loads only what the command needs: `query … --remote …` takes a fast path
  * (`internal/remoteQuery.ts`) that loads neither `@effect/cli`, the MCP and AI modules nor the stdio host —
- * from `remoteQuery.bundle.mjs` when `scripts/bundleRemoteQuery.mjs` made one and none of its inputs changed
- * since; everything else runs the full command (`internal/main.ts`).
+ * from `remoteQuery.bundle.cjs` (with a V8 code cache, `internal/fastPathBundle.ts`) when
+ * `scripts/bundleRemoteQuery.mjs` made one and none of its inputs changed since; everything else runs the full command (`internal/main.ts`).
  *
  * @since 0.1.0
  */
@@ -21,15 +21,8 @@ type FastPath = Pick<typeof RemoteQuery, "parse"> & {
 /** The bundle, when it is there and was made from the files that are here now. */
 const bundled = async (): Promise<FastPath | undefined> => {
   try {
-    const Fs = await import("node:fs")
-    const manifest = JSON.parse(Fs.readFileSync(new URL("./remoteQuery.bundle.json", import.meta.url), "utf8")) as {
-      readonly inputs: ReadonlyArray<readonly [string, number, number]>
-    }
-    for (const [file, size, mtimeMs] of manifest.inputs) {
-      const stats = Fs.statSync(new URL(file, import.meta.url))
-      if (stats.size !== size || stats.mtimeMs !== mtimeMs) return undefined
-    }
-    return await import(new URL("./remoteQuery.bundle.mjs", import.meta.url).href) as FastPath
+    const { load } = await import("./internal/fastPathBundle.js")
+    return load<RemoteQuery.Parsed>(new URL("./", import.meta.url))
   } catch {
     return undefined
   }

@@ -317,12 +317,17 @@ describe("lsp-seam query --remote auto", () => {
         assert.strictEqual(result.status, 0, result.stderr)
         assert.strictEqual(result.stdout, "fake hover\n")
         const resolved = NodeFs.readFileSync(log, "utf8").split("\n")
-        // From the bundle (what the build makes): what went into it; else the modules loaded one by one.
-        const bundle = resolved.find((url) => url.endsWith("/dist/remoteQuery.bundle.mjs"))
-        assert.isDefined(bundle, "the build made the bundle, so it is used")
-        const manifest = JSON.parse(NodeFs.readFileSync(new URL("remoteQuery.bundle.json", bundle), "utf8")) as {
+        // From the bundle (what the build makes; compiled with vm.Script, so not resolved as a module):
+        // what went into it; else the modules loaded one by one.
+        const loader = resolved.find((url) => url.endsWith("/dist/internal/fastPathBundle.js"))
+        assert.isDefined(loader, "the build made the bundle, so it is used")
+        assert.deepStrictEqual(resolved.filter((url) => url.endsWith("/dist/internal/remoteQuery.js")), [])
+        const manifest = JSON.parse(NodeFs.readFileSync(new URL("../remoteQuery.bundle.json", loader), "utf8")) as {
           readonly inputs: ReadonlyArray<readonly [string, number, number]>
         }
+        // The run left V8's compiled code beside the bundle for the next one.
+        const dist = NodePath.dirname(NodePath.dirname(new URL(loader!).pathname))
+        assert.isNotEmpty(NodeFs.readdirSync(dist).filter((file) => file.endsWith(".v8cache")))
         const loaded = [...resolved, ...manifest.inputs.map(([file]) => file)]
         assert.isAbove(loaded.filter((url) => url.includes("lsp-remote")).length, 0)
         const forbiddenModules = ["/@effect/ai/", "/@effect/cli/", "/lsp-stdio/", "LspMcp", "McpServer", "LspCli"]

@@ -38,7 +38,7 @@ export interface Daemon {
 const here = import.meta.url
 // From the sources (tests), the daemon is still the compiled command; the bundle sits next to bin.js.
 const bin = fileURLToPath(
-  new URL(here.endsWith(".ts") ? "../../dist/bin.js" : here.endsWith(".bundle.mjs") ? "./bin.js" : "../bin.js", here)
+  new URL(here.endsWith(".ts") ? "../../dist/bin.js" : here.endsWith(".bundle.cjs") ? "./bin.js" : "../bin.js", here)
 )
 
 /** The daemon's socket; its lock, log and (for an inline configuration) configuration file sit next to it. */

@@ -1,0 +1,100 @@
+/**
+ * Loads the bundled fast path of `query … --remote …` (`remoteQuery.bundle.cjs`, made by
+ * `scripts/bundleRemoteQuery.mjs`) with a V8 code cache beside it. A warm remote query spends most of its time
+ * compiling and first running that one file; V8's cache of the compiled code (written after the first run,
+ * reused while V8 accepts it) roughly halves that. Node 20 has no module compile cache, hence `vm.Script`.
+ *
+ * Only Node's built-in modules are imported here: this runs before anything else is loaded.
+ */
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Vm from "node:vm"
+
+/** What the bundle exports (see the bundling script's entry). */
+export interface Exports<Parsed> {
+  readonly parse: (args: ReadonlyArray<string>) => Parsed | undefined
+  readonly main: (parsed: Parsed) => Promise<boolean>
+}
+
+interface Manifest {
+  /** The bundle's own size, mtime and content hash (sha256, made with it). */
+  readonly bundle: readonly [number, number, string]
+  /** Every input file (relative to dist/) with its size and mtime when the bundle was made. */
+  readonly inputs: ReadonlyArray<readonly [string, number, number]>
+}
+
+const unchanged = (file: string, size: number, mtimeMs: number) => {
+  const stats = Fs.statSync(file)
+  return stats.size === size && stats.mtimeMs === mtimeMs
+}
+
+/**
+ * The cache's name carries the bundle's content hash and V8's version: V8 itself checks only the source's
+ * length and its own flags, so a rebuilt bundle of the same length must never meet the old cache.
+ */
+const cachePath = (bundle: string, hash: string) =>
+  `${bundle}.${hash.slice(0, 16)}-${process.versions.v8}-${process.arch}.v8cache`
+
+/** Writes the cache beside the bundle; a read-only installation simply goes without. */
+const writeCache = (file: string, data: Buffer) => {
+  try {
+    const temporary = `${file}.${process.pid}.tmp`
+    Fs.writeFileSync(temporary, data, { mode: 0o644 })
+    Fs.renameSync(temporary, file)
+  } catch {
+    // No cache: the next run compiles again.
+  }
+}
+
+/**
+ * The bundle's exports, or `undefined` when there is no bundle or it was made from other files than the ones
+ * here now (after a `tsc -b`, for instance): then the caller loads the modules one by one, never stale code.
+ * `atExit` schedules writing the cache (when there was none, or V8 refused it) for the end of the process.
+ */
+export const load = <Parsed>(
+  dist: URL,
+  atExit: (write: () => void) => void = (write) => process.once("exit", write)
+): Exports<Parsed> | undefined => {
+  const directory = fileURLToPath(dist)
+  const bundle = Path.join(directory, "remoteQuery.bundle.cjs")
+  let manifest: Manifest
+  try {
+    manifest = JSON.parse(Fs.readFileSync(Path.join(directory, "remoteQuery.bundle.json"), "utf8")) as Manifest
+    if (!Array.isArray(manifest.bundle) || !unchanged(bundle, manifest.bundle[0], manifest.bundle[1])) {
+      return undefined
+    }
+    for (const [file, size, mtimeMs] of manifest.inputs) {
+      if (!unchanged(Path.join(directory, file), size, mtimeMs)) return undefined
+    }
+  } catch {
+    return undefined
+  }
+  const source = Fs.readFileSync(bundle, "utf8")
+  const cacheFile = cachePath(bundle, manifest.bundle[2])
+  let cachedData: Buffer | undefined
+  try {
+    cachedData = Fs.readFileSync(cacheFile)
+  } catch {
+    cachedData = undefined
+  }
+  const script = new Vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+    importModuleDynamically: Vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+  })
+  // The cache is made at exit, so that it holds every function the query ran, not only the top level.
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    atExit(() => writeCache(cacheFile, script.createCachedData()))
+  }
+  const module = { exports: {} as Exports<Parsed> }
+  ;(script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void)(
+    module.exports,
+    createRequire(bundle),
+    module,
+    bundle,
+    directory
+  )
+  return module.exports
+}
