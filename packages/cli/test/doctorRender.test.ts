@@ -56,6 +56,7 @@ const status = (overrides: Partial<StdioStatus.ServerStatus>): StdioStatus.Serve
   state: "idle",
   uptimeMs: 1_530,
   queriesServed: 1,
+  queued: 0,
   restarts: 0,
   lastError: null,
   rssBytes: 50 * 1024 * 1024,

@@ -54,6 +54,8 @@ export const ServerStatus = Schema.Struct({
   uptimeMs: Schema.NonNegative,
   /** Queries that have used this server instance. */
   queriesServed: Schema.NonNegativeInt,
+  /** Queries waiting for this server behind the one it serves (absent from hosts that do not count them). */
+  queued: Schema.optional(Schema.NonNegativeInt),
   /** How many times a server for this provider and workspace was started before this one. */
   restarts: Schema.NonNegativeInt,
   /** The last crash of a server for this provider and workspace, if any. */

@@ -23,6 +23,11 @@ export interface ServerStatus {
   readonly uptimeMs: number
   /** Queries that have used this server instance. */
   readonly queriesServed: number
+  /**
+   * Queries waiting for this server, in arrival order, behind the one it serves (queries of one server run
+   * one at a time).
+   */
+  readonly queued: number
   /** How many times a server for this provider and workspace was started before this one. */
   readonly restarts: number
   /** The last crash of a server for this provider and workspace, if any. */

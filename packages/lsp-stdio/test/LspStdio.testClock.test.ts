@@ -306,10 +306,15 @@ describe("LspStdio under TestClock (memory executor)", () => {
       yield* settle
       const last = yield* Effect.fork(at(2))
       yield* settle
+      // The status view counts the queries waiting behind the one the server serves.
+      const waiting = Effect.map(statusOf(context), (all) => all.map((status) => [status.state, status.queued]))
+      assert.deepStrictEqual(yield* waiting, [["busy", 2]])
       yield* Fiber.interrupt(queued)
+      assert.deepStrictEqual(yield* waiting, [["busy", 1]])
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(first)
       yield* Fiber.join(last)
+      assert.deepStrictEqual(yield* waiting, [["idle", 0]])
       assert.deepStrictEqual(yield* Ref.get(answered), [0, 2])
       assert.strictEqual(yield* Ref.get(observed.starts), 1)
     }))
@@ -492,6 +497,7 @@ describe("LspStdio under TestClock (memory executor)", () => {
         state: "idle",
         uptimeMs: 5_000,
         queriesServed: 1,
+        queued: 0,
         restarts: 1,
         lastError: status?.lastError ?? null,
         rssBytes: null

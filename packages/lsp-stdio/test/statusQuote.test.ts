@@ -10,6 +10,7 @@ const running: ServerStatus = {
   state: "busy",
   uptimeMs: 12_345,
   queriesServed: 17,
+  queued: 0,
   restarts: 2,
   lastError: null,
   rssBytes: null

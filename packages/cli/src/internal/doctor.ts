@@ -73,7 +73,8 @@ const duration = (ms: number): string => ms < 1000 ? `${ms} ms` : `${(ms / 1000)
 
 const statusLine = (status: StdioStatus.ServerStatus): string => {
   const line = `  ${status.providerId}: pid ${status.pid ?? "-"}, ${status.state}, up ${duration(status.uptimeMs)}, ` +
-    `queries served ${status.queriesServed}, restarts ${status.restarts}, ` +
+    `queries served ${status.queriesServed}${status.queued === 0 ? "" : ` (${status.queued} waiting)`}, ` +
+    `restarts ${status.restarts}, ` +
     `RSS ${status.rssBytes === null ? "unknown" : megabytes(status.rssBytes)}, workspace ${status.workspace}, `
   return status.lastError === null
     ? `${line}last error: none`

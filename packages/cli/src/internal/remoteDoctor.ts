@@ -33,7 +33,9 @@ export const render = (
       lines.push(
         `  ${server.providerId} ${server.workspace}: ${server.state}, pid ${server.pid ?? "-"}, up ${
           seconds(server.uptimeMs)
-        }, ${server.queriesServed} queries, ${server.restarts} restarts, ${mib(server.rssBytes)}` +
+        }, ${server.queriesServed} queries${
+          server.queued === undefined || server.queued === 0 ? "" : ` (${server.queued} waiting)`
+        }, ${server.restarts} restarts, ${mib(server.rssBytes)}` +
           (server.lastError === null ? "" : `, last error: ${server.lastError}`)
       )
     }

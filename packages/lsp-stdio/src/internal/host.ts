@@ -57,8 +57,12 @@ export const makeProviders = (
     )
     const files = world.files(Context.get(picked, FileSystem.FileSystem))
     const services: FileServices = { files, path: Context.get(picked, Path.Path) }
-    const servers = yield* Servers.make(world, Context.add(picked, Files, files), options)
-    const pipeline = QueryPipeline.make({ services, servers, permits: Permits.make(), owner })
+    const permits = Permits.make()
+    const servers = yield* Servers.make(world, Context.add(picked, Files, files), {
+      maxServers: options.maxServers,
+      waiting: permits.waiting
+    })
+    const pipeline = QueryPipeline.make({ services, servers, permits, owner })
     const providers = specs.map((spec) =>
       LspProvider.make({
         id: spec.providerId,

@@ -15,6 +15,8 @@ export interface Permits {
    * permit cannot be forgotten between the two.
    */
   readonly acquireWith: (key: ServerKey, restore: FifoMutex.Restore) => Effect.Effect<Effect.Effect<void>>
+  /** How many queries wait for `keyId`'s permit (not counting the one holding it): for the status view. */
+  readonly waiting: (keyId: string) => Effect.Effect<number>
   /** How many permits are remembered (held, or waited for). */
   readonly size: () => number
 }
@@ -38,5 +40,7 @@ export const make = (): Permits => {
       return Effect.as(mutex.unsafeEnter(restore), releaseOf(key.id, mutex))
     })
 
-  return { acquireWith, size: () => permits.size }
+  const waiting = (keyId: string) => Effect.suspend(() => permits.get(keyId)?.waiting ?? Effect.succeed(0))
+
+  return { acquireWith, waiting, size: () => permits.size }
 }

@@ -50,7 +50,11 @@ export type StartContext = Context.Context<
 export const make = (
   world: ProcessWorld,
   platform: StartContext,
-  options: { readonly maxServers: number }
+  options: {
+    readonly maxServers: number
+    /** How many queries wait for a server (its permit), for the status view. */
+    readonly waiting: (keyId: string) => Effect.Effect<number>
+  }
 ): Effect.Effect<Servers, never, Scope.Scope> =>
   Effect.gen(function*() {
     const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
@@ -88,6 +92,7 @@ export const make = (
           state: instance === undefined ? "starting" : entry.inUse > 0 ? "busy" : "idle",
           uptimeMs: now - entry.startedAt,
           queriesServed: entry.leases,
+          queued: yield* options.waiting(entry.key),
           restarts: Math.max(0, (starts.get(entry.key) ?? 0) - 1),
           lastError: lastCrash?.error.message ?? null,
           rssBytes: instance === undefined ? null : yield* world.residentBytes(instance.pid)
