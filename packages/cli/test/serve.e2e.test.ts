@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { LspRemoteClient } from "@lsp-seam/lsp-remote"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -155,6 +157,56 @@ describe("lsp-seam serve and query --remote", () => {
       assert.isFalse(alive(servers[0]!))
       assert.isFalse(NodeFs.existsSync(socketOf(served.address)))
     }), timeout)
+
+  it.scopedLive(
+    "two clients on one workspace: their queries reach the server one at a time, in the order they came",
+    () =>
+      Effect.gen(function*() {
+        // Hovers take 2 s at the server, so the first holds it while the others queue behind it.
+        const fake = yield* fakeWorkspace({
+          fake: { extension: ".fake", fake: { ...hoverFake, answerDelayMs: { "textDocument/hover": 2_000 } } }
+        })
+        const served = yield* serve(["--socket", NodePath.join(fake.runtimeDir, "host.sock")], { cwd: fake.dir })
+        const connect = LspRemoteClient.make({ transport: LspRemoteClient.socket(socketOf(served.address)) })
+        const [a, b] = [yield* connect, yield* connect]
+        const at = (character: number) => ({
+          operation: "goToDefinition" as const,
+          filePath: "fake.fake",
+          position: { line: 1, character },
+          workspaceRoot: fake.dir
+        })
+        const received = (method: string) =>
+          readRecord(fake.record("fake")).filter((r) => r.type === "message" && r.method === method)
+        const queued = (n: number) =>
+          Effect.gen(function*() {
+            const deadline = Date.now() + 15_000
+            while ((yield* b.status).find((server) => server.providerId === "fake")?.queued !== n) {
+              if (Date.now() > deadline) return yield* Effect.die(new Error(`never ${n} queued`))
+              yield* Effect.sleep("20 millis")
+            }
+          })
+
+        const first = yield* Effect.fork(a.query({ ...at(0), operation: "hover", position: { line: 0, character: 0 } }))
+        yield* waitFor("the first hover to reach the server", () => received("textDocument/hover").length === 1)
+        // Each next query is sent once the previous one is known to wait: alternating clients.
+        const second = yield* Effect.fork(b.query(at(1)))
+        yield* queued(1)
+        const third = yield* Effect.fork(a.query(at(2)))
+        yield* queued(2)
+        const fourth = yield* Effect.fork(b.query(at(3)))
+        yield* queued(3)
+        // Three wait, and none has reached the server beside the hover it is busy with.
+        assert.deepStrictEqual(received("textDocument/definition"), [])
+
+        for (const fiber of [first, second, third, fourth]) yield* Fiber.join(fiber)
+        const order = received("textDocument/definition").map((r) =>
+          (r.params as { readonly position: { readonly character: number } }).position.character
+        )
+        assert.deepStrictEqual(order, [1, 2, 3])
+        assert.strictEqual((yield* a.status).find((server) => server.providerId === "fake")?.queued, 0)
+      }),
+    timeout
+  )
 
   it.scopedLive(
     "the host SIGKILLed: its language servers are gone within seconds (the watchdog)",
