@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { LspDeadline, LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
-import * as Duration from "effect/Duration"
+import { LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Budget from "./internal/budget.js"
 import { LspSession } from "./LspSession.js"
 import * as LspToolConfig from "./LspToolConfig.js"
 import * as LspToolInput from "./LspToolInput.js"
@@ -39,11 +39,8 @@ export const budgetedQuery = (
   request: LspQuery.LspQueryRequest,
   timeoutMs: number
 ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, LspService.LspService> =>
-  LspService.query(request).pipe(
-    // Providers see the deadline, so they can answer within it rather than be cut off.
-    LspDeadline.within(timeoutMs),
-    Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => timedOut(timeoutMs) })
-  )
+  // Providers see the deadline, so they can answer within it rather than be cut off.
+  Budget.within(LspService.query(request), timeoutMs, () => timedOut(timeoutMs))
 
 /**
  * Handles one call with raw (unvalidated) arguments, offering `config.operations`. Argument errors

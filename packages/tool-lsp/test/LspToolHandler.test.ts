@@ -153,3 +153,41 @@ describe("LspToolHandler budget", () => {
       assert.strictEqual(yield* provider.interruptions, 1)
     }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
 })
+
+// On the live clock the budget is a timer on one child fiber rather than Effect.timeoutFail's race.
+describe("LspToolHandler budget, live clock", () => {
+  it.scopedLive("fails with LSP_TIMEOUT once the provider has been interrupted", () =>
+    Effect.gen(function*() {
+      const provider = yield* fake([Testing.never])
+      const error = yield* Effect.flip(LspToolHandler.run(args, config({ timeoutMs: 30 })))
+      assert.strictEqual(error.code, "LSP_TIMEOUT")
+      assert.deepStrictEqual(error.detail, { timeoutMs: 30 })
+      assert.strictEqual(yield* provider.interruptions, 1)
+    }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
+
+  it.scopedLive("lets answers and the provider's own failures through unchanged, and interrupts nothing", () =>
+    Effect.gen(function*() {
+      const refused = LspError.serverError("boom", { code: -32603 })
+      const provider = yield* fake([
+        Testing.succeed(locations, { delay: 5 }),
+        Testing.fail(refused),
+        Testing.succeed(locations)
+      ])
+      const output = yield* LspToolHandler.run(args, config({ timeoutMs: 5_000 }))
+      assert.deepStrictEqual(output.result, locations)
+      const error = yield* Effect.flip(LspToolHandler.run(args, config({ timeoutMs: 5_000 })))
+      assert.deepStrictEqual([error.code, error.message, error.detail], [refused.code, refused.message, refused.detail])
+      assert.deepStrictEqual((yield* LspToolHandler.run(args)).result, locations)
+      assert.strictEqual(yield* provider.interruptions, 0)
+    }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
+
+  it.scopedLive("interrupting the caller interrupts the provider before the caller is released", () =>
+    Effect.gen(function*() {
+      const provider = yield* fake([Testing.never])
+      const fiber = yield* Effect.fork(LspToolHandler.run(args, config({ timeoutMs: 5_000 })))
+      // Once the provider is running (polled, not a fixed sleep).
+      while ((yield* provider.queries).length === 0) yield* Effect.sleep(1)
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(yield* provider.interruptions, 1)
+    }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
+})

@@ -28,6 +28,28 @@ describe("the tool and a provider that is still starting up", () => {
       assert.isTrue(Option.isNone(yield* LspDeadline.remaining))
     }).pipe(Effect.provide(LspService.layer)))
 
+  it.scopedLive("on the live clock too, where the budget sets it on the query's own fiber; an earlier one is kept", () =>
+    Effect.gen(function*() {
+      yield* LspService.registerProvider(LspProvider.make({
+        id: "deadline-reader",
+        extensionToLanguage: { ts: "typescript" },
+        query: () =>
+          Effect.map(
+            LspDeadline.remaining,
+            (left) => LspResult.hover({ contents: Option.match(left, { onNone: () => "none", onSome: String }) })
+          )
+      }))
+      const run = (timeoutMs: number) =>
+        Effect.flatMap(LspToolConfig.make({ timeoutMs }), (config) => LspToolHandler.run(args, config)).pipe(
+          Effect.provide(LspSession.layer("/ws"))
+        )
+      const left = Number((yield* run(7_000)).text)
+      assert.isTrue(left > 6_000 && left <= 7_000, String(left))
+      assert.isTrue(Option.isNone(yield* LspDeadline.remaining))
+      const earlier = Number((yield* run(7_000).pipe(LspDeadline.within(3_000))).text)
+      assert.isTrue(earlier > 2_000 && earlier <= 3_000, String(earlier))
+    }).pipe(Effect.provide(LspService.layer)))
+
   it("an incomplete answer opens with a note the model can act on, kept even when the text is capped", () => {
     const result = LspResult.markIncomplete(LspResult.locations([], "file:///ws"))
     const text = LspToolRender.render(result, { maxLocations: 100, maxResultChars: 16_000 })
