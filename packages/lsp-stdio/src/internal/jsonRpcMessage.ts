@@ -6,7 +6,7 @@
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
@@ -74,6 +74,34 @@ export interface ResponseError {
 export type RequestId = typeof RequestId.Type
 
 const decodeIncomingEither = Schema.decodeUnknownEither(Incoming)
+const decodeRequest = Schema.decodeUnknownEither(Request)
+const decodeNotification = Schema.decodeUnknownEither(Notification)
+const decodeResponse = Schema.decodeUnknownEither(Response)
+
+/**
+ * The common case, checked without the schema: a response with a result to one of our requests (integer
+ * ids), no error and no method. `Response` decodes it to the same value.
+ */
+const isPlainAnswer = (
+  message: unknown
+): message is { readonly jsonrpc: "2.0"; readonly id: number; readonly result: unknown } =>
+  typeof message === "object" && message !== null && "jsonrpc" in message && message.jsonrpc === "2.0" &&
+  "id" in message && Number.isSafeInteger(message.id) && "result" in message && !("error" in message) &&
+  !("method" in message)
+
+/**
+ * The one member of `Incoming` a value can only be, by its `method` and `id` members: the members never
+ * overlap, so where that member accepts the value the union gives the same. Decoding the union tries the
+ * members in turn (a response after failing as a request and as a notification), which cost more than the
+ * rest of a message's handling.
+ */
+const memberFor = (
+  message: unknown
+): ((u: unknown) => Either.Either<Incoming, ParseResult.ParseError>) | undefined => {
+  if (typeof message !== "object" || message === null) return undefined
+  if (!("method" in message)) return decodeResponse
+  return "id" in message ? decodeRequest : decodeNotification
+}
 
 /** Longest description of an invalid message kept for the log (the offending value may be huge). */
 const maxIssueLength = 300
@@ -82,11 +110,18 @@ const maxIssueLength = 300
  * Validates one decoded JSON value. `Left` describes, briefly, why it is not a request, notification or
  * response.
  */
-export const decodeIncoming = (message: unknown): Either.Either<Incoming, string> =>
-  Either.mapLeft(decodeIncomingEither(message), (error) => {
+export const decodeIncoming = (message: unknown): Either.Either<Incoming, string> => {
+  if (isPlainAnswer(message)) {
+    return Either.right({ jsonrpc: "2.0", id: message.id, result: Option.some(message.result), kind: "response" })
+  }
+  const member = memberFor(message)?.(message)
+  if (member !== undefined && Either.isRight(member)) return Either.right(member.right)
+  // Not a valid message: the union's own complaint says what it is not.
+  return Either.mapLeft(decodeIncomingEither(message), (error) => {
     const issue = ParseResult.TreeFormatter.formatErrorSync(error)
     return issue.length > maxIssueLength ? `${issue.slice(0, maxIssueLength)}...` : issue
   })
+}
 
 /**
  * The id of a value that is no request or notification (it has no `method`) but carries an integer id,
