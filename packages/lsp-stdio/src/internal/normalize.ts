@@ -17,7 +17,7 @@ export const Location = Schema.Struct({
   range: LspQuery.LspRange
 })
 
-const LocationLink = Schema.Struct({
+export const LocationLink = Schema.Struct({
   originSelectionRange: Schema.optionalWith(LspQuery.LspRange, { exact: true }),
   targetUri: Uri,
   targetRange: LspQuery.LspRange,
@@ -75,6 +75,54 @@ export const decodeAt = <A, I>(
     return malformed(operation, `${what}: ${issues.join("; ")}`, `result${where}`)
   })
 
+const isNonNegativeInt = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+
+/** A fresh copy of `u` when it is a valid `LspRange` (what decoding it with the schema gives), else undefined. */
+const rangeOf = (u: unknown): LspQuery.LspRange | undefined => {
+  if (!isRecord(u) || !isRecord(u.start) || !isRecord(u.end)) return undefined
+  const { end, start } = u
+  return isNonNegativeInt(start.line) && isNonNegativeInt(start.character) && isNonNegativeInt(end.line) &&
+      isNonNegativeInt(end.character)
+    ? { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } }
+    : undefined
+}
+
+const isUri = (u: unknown): u is string => typeof u === "string" && u.length > 0
+
+/**
+ * A `Location` entry, checked field by field as the schema would (a valid one is what decoding it gives);
+ * only an entry that fails goes through the schema, for its message. The schema costs ~0.7 µs per position,
+ * which a long list of references multiplies.
+ */
+export const decodeLocation = (
+  operation: LspQuery.LspOperation,
+  where: string,
+  entry: unknown
+): Either.Either<LspResult.LspLocation, LspError.LspError> => {
+  if (isRecord(entry) && isUri(entry.uri)) {
+    const range = rangeOf(entry.range)
+    if (range !== undefined) return Either.right({ uri: entry.uri, range })
+  }
+  return decodeAt(Location, operation, "expected a Location", where, entry)
+}
+
+/** A `LocationLink` entry as the location it points at (`targetUri`, `targetSelectionRange`), like `decodeLocation`. */
+export const decodeLocationLink = (
+  operation: LspQuery.LspOperation,
+  where: string,
+  entry: unknown
+): Either.Either<LspResult.LspLocation, LspError.LspError> => {
+  if (isRecord(entry) && isUri(entry.targetUri)) {
+    const origin = "originSelectionRange" in entry ? rangeOf(entry.originSelectionRange) : null
+    const target = rangeOf(entry.targetRange) !== undefined ? rangeOf(entry.targetSelectionRange) : undefined
+    if (origin !== undefined && target !== undefined) return Either.right({ uri: entry.targetUri, range: target })
+  }
+  return Either.map(
+    decodeAt(LocationLink, operation, "expected a LocationLink", where, entry),
+    (link) => ({ uri: link.targetUri, range: link.targetSelectionRange })
+  )
+}
+
 /**
  * `raw` is the JSON-RPC `result`, or an `Option` of it where `None` means the response carried no result
  * at all (which the protocol does not allow for a successful response). JSON cannot produce an `Option`,
@@ -104,7 +152,7 @@ export const normalizeLocations = (
         malformed(operation, "a single LocationLink is not a valid answer (LocationLinks must come in an array)")
       )
     }
-    return Either.map(decodeAt(Location, operation, "expected a Location", "", value), (location) => [location])
+    return Either.map(decodeLocation(operation, "", value), (location) => [location])
   }
   if (!Array.isArray(value)) {
     return Either.left(
@@ -120,11 +168,11 @@ export const normalizeLocations = (
     const entry = entries[i]
     // Each entry is read by its own shape: some servers mix the two kinds in one answer, and both say where.
     if (isRecord(entry) && "targetUri" in entry) {
-      const link = decodeAt(LocationLink, operation, "expected a LocationLink", `[${i}]`, entry)
+      const link = decodeLocationLink(operation, `[${i}]`, entry)
       if (Either.isLeft(link)) return Either.left(link.left)
-      locations.push({ uri: link.right.targetUri, range: link.right.targetSelectionRange })
+      locations.push(link.right)
     } else if (isRecord(entry) && "uri" in entry) {
-      const location = decodeAt(Location, operation, "expected a Location", `[${i}]`, entry)
+      const location = decodeLocation(operation, `[${i}]`, entry)
       if (Either.isLeft(location)) return Either.left(location.left)
       locations.push(location.right)
     } else {
