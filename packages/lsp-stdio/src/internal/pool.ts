@@ -15,6 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import * as WakeUp from "./wakeUp.js"
 
 /** What the pool needs of a pooled value. */
 export interface Pooled {
@@ -117,14 +118,9 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
     const clock = yield* Effect.clock
     const entries = new Map<string, Entry<A>>()
     let disposed = false
-    // Completed whenever a lease ends or an entry leaves, to wake callers waiting for room; made on demand.
-    let wake: Deferred.Deferred<void> | undefined
-
-    const signal = () => {
-      const waiting = wake
-      wake = undefined
-      if (waiting !== undefined) Deferred.unsafeDone(waiting, Exit.void)
-    }
+    // Signalled whenever a lease ends or an entry leaves, to wake callers waiting for room.
+    const room = WakeUp.make()
+    const signal = room.signal
 
     /** Removes the entry if it is still the one under its key; true when it did. */
     const remove = (entry: Entry<A>) => {
@@ -217,7 +213,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
       | { readonly _tag: "Full"; readonly wake: Deferred.Deferred<void> }
       | { readonly _tag: "Disposed" }
 
-    const find = (key: string, wakeCandidate: Deferred.Deferred<void>, fresh: () => Entry<A>): Found => {
+    const find = (key: string, fresh: () => Entry<A>): Found => {
       if (disposed) return { _tag: "Disposed" }
       const existing = entries.get(key)
       if (existing !== undefined) {
@@ -226,10 +222,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
       }
       if (entries.size >= options.maxEntries) {
         const victim = idlest()
-        if (victim === undefined) {
-          if (wake === undefined) wake = wakeCandidate
-          return { _tag: "Full", wake }
-        }
+        if (victim === undefined) return { _tag: "Full", wake: room.next() }
         // Make room now, in this same step, so that no other caller can take the freed slot first.
         entries.delete(victim.key)
         const entry = fresh()
@@ -250,7 +243,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
      */
     const claim = (key: string, recipe: Recipe<A>, fresh: () => Entry<A>): Effect.Effect<Found> =>
       Effect.uninterruptible(Effect.suspend(() => {
-        const found = find(key, Deferred.unsafeMake<void>(FiberId.none), fresh)
+        const found = find(key, fresh)
         if (found._tag !== "Entry" || !found.fresh) return Effect.succeed(found)
         const { entry, replace } = found
         const closeReplaced = replace?.ready === undefined

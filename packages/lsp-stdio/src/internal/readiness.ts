@@ -7,12 +7,11 @@ import { LspDeadline } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Readiness } from "../StdioConfig.js"
+import * as WakeUp from "./wakeUp.js"
 
 const Progress = Schema.Struct({
   token: Schema.Union(Schema.String, Schema.Number),
@@ -44,14 +43,9 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
     const active = new Set<string | number>()
     let lastActivity = clock.unsafeCurrentTimeMillis()
     let settled = false
-    // Completed on the next change, so a waiter wakes up as soon as the state moves; made on demand.
-    let changed: Deferred.Deferred<void> | undefined = undefined
-
-    const signal = () => {
-      const waiting = changed
-      changed = undefined
-      if (waiting !== undefined) Deferred.unsafeDone(waiting, Exit.void)
-    }
+    // Signalled on every change, so a waiter wakes up as soon as the state moves.
+    const changed = WakeUp.make()
+    const signal = changed.signal
 
     const observe = (method: string, params: unknown) =>
       Effect.sync(() => {
@@ -80,9 +74,8 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
         return true
       }
       if (now >= untilMillis) return false
-      if (changed === undefined) changed = Deferred.unsafeMake<void>(FiberId.none)
       const nextCheck = busy ? untilMillis : Math.min(quietUntil, untilMillis)
-      return { wake: changed, forMs: Math.max(0, nextCheck - now) }
+      return { wake: changed.next(), forMs: Math.max(0, nextCheck - now) }
     }
 
     const awaitSettled = (untilMillis: number): Effect.Effect<boolean> =>
