@@ -163,9 +163,11 @@ const rawAnswer = (workspace: string, query: Query, result: unknown): string => 
 const oursAnswer = (workspace: string, result: LspResult.LspQueryResult): string =>
   result.kind === "hover"
     ? result.hover === null ? "no hover" : "hover"
-    : result.locations.map((location) =>
+    : result.kind === "locations"
+    ? result.locations.map((location) =>
       `${relative(workspace, location.uri)}:${location.range.start.line}:${location.range.start.character}`
     ).sort().join(" ")
+    : `a ${result.kind} answer`
 
 const oursContender = (name: ContenderName, host: OursHost, workspace: string): Contender => ({
   name,
