@@ -95,7 +95,12 @@ describe("the fast path's bundle and its V8 code cache", () => {
     assert.isDefined(FastPathBundle.load(dist.url, () => {}))
     NodeFs.appendFileSync(dist.bundle, "// edited\n")
     assert.isUndefined(FastPathBundle.load(dist.url, () => {}))
-    NodeFs.rmSync(NodePath.join(dist.dir, "remoteQuery.bundle.json"))
+    dist.remanifest()
+    const manifest = NodePath.join(dist.dir, "remoteQuery.bundle.json")
+    const valid = JSON.parse(NodeFs.readFileSync(manifest, "utf8")) as { bundle: [number, number, string] }
+    NodeFs.writeFileSync(manifest, JSON.stringify({ ...valid, bundle: [valid.bundle[0], valid.bundle[1], "../x"] }))
+    assert.isUndefined(FastPathBundle.load(dist.url, () => {}), "a manifest of another shape is not trusted")
+    NodeFs.rmSync(manifest)
     assert.isUndefined(FastPathBundle.load(dist.url, () => {}))
   })
 })

@@ -8,19 +8,22 @@ import * as LspToolRender from "../src/LspToolRender.js"
 
 const args = { operation: "hover", file_path: "a.ts", line: 1, character: 1 }
 
+// A provider that answers with the milliseconds its deadline leaves it ("none" without one).
+const registerDeadlineReader = LspService.registerProvider(LspProvider.make({
+  id: "deadline-reader",
+  extensionToLanguage: { ts: "typescript" },
+  query: () =>
+    Effect.map(
+      LspDeadline.remaining,
+      (left) => LspResult.hover({ contents: Option.match(left, { onNone: () => "none", onSome: String }) })
+    )
+}))
+
 describe("the tool and a provider that is still starting up", () => {
   it.scoped("the provider sees the tool's deadline, measured on the Effect clock", () =>
     Effect.gen(function*() {
       yield* TestClock.adjust("1 hour")
-      yield* LspService.registerProvider(LspProvider.make({
-        id: "deadline-reader",
-        extensionToLanguage: { ts: "typescript" },
-        query: () =>
-          Effect.map(
-            LspDeadline.remaining,
-            (left) => LspResult.hover({ contents: Option.match(left, { onNone: () => "none", onSome: String }) })
-          )
-      }))
+      yield* registerDeadlineReader
       const config = yield* LspToolConfig.make({ timeoutMs: 7_000 })
       const output = yield* LspToolHandler.run(args, config).pipe(Effect.provide(LspSession.layer("/ws")))
       assert.strictEqual(output.text, "7000")
@@ -30,15 +33,7 @@ describe("the tool and a provider that is still starting up", () => {
 
   it.scopedLive("on the live clock too, where the budget sets it on the query's own fiber; an earlier one is kept", () =>
     Effect.gen(function*() {
-      yield* LspService.registerProvider(LspProvider.make({
-        id: "deadline-reader",
-        extensionToLanguage: { ts: "typescript" },
-        query: () =>
-          Effect.map(
-            LspDeadline.remaining,
-            (left) => LspResult.hover({ contents: Option.match(left, { onNone: () => "none", onSome: String }) })
-          )
-      }))
+      yield* registerDeadlineReader
       const run = (timeoutMs: number) =>
         Effect.flatMap(LspToolConfig.make({ timeoutMs }), (config) => LspToolHandler.run(args, config)).pipe(
           Effect.provide(LspSession.layer("/ws"))

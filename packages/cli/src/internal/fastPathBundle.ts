@@ -25,6 +25,19 @@ interface Manifest {
   readonly inputs: ReadonlyArray<readonly [string, number, number]>
 }
 
+const isEntry = (value: unknown): value is readonly [string, number, number] =>
+  Array.isArray(value) && value.length === 3 && typeof value[0] === "string" && typeof value[1] === "number" &&
+  typeof value[2] === "number"
+
+// Checked by hand: Schema is among the modules this file exists to avoid loading.
+const isManifest = (value: unknown): value is Manifest => {
+  if (typeof value !== "object" || value === null || !("bundle" in value) || !("inputs" in value)) return false
+  const { bundle, inputs } = value
+  return Array.isArray(bundle) && bundle.length === 3 && typeof bundle[0] === "number" &&
+    typeof bundle[1] === "number" && typeof bundle[2] === "string" && /^[0-9a-f]{64}$/.test(bundle[2]) &&
+    Array.isArray(inputs) && inputs.every(isEntry)
+}
+
 const unchanged = (file: string, size: number, mtimeMs: number) => {
   const stats = Fs.statSync(file)
   return stats.size === size && stats.mtimeMs === mtimeMs
@@ -61,13 +74,12 @@ export const load = <Parsed>(
   const bundle = Path.join(directory, "remoteQuery.bundle.cjs")
   let manifest: Manifest
   try {
-    manifest = JSON.parse(Fs.readFileSync(Path.join(directory, "remoteQuery.bundle.json"), "utf8")) as Manifest
-    if (!Array.isArray(manifest.bundle) || !unchanged(bundle, manifest.bundle[0], manifest.bundle[1])) {
-      return undefined
-    }
-    for (const [file, size, mtimeMs] of manifest.inputs) {
+    const read: unknown = JSON.parse(Fs.readFileSync(Path.join(directory, "remoteQuery.bundle.json"), "utf8"))
+    if (!isManifest(read) || !unchanged(bundle, read.bundle[0], read.bundle[1])) return undefined
+    for (const [file, size, mtimeMs] of read.inputs) {
       if (!unchanged(Path.join(directory, file), size, mtimeMs)) return undefined
     }
+    manifest = read
   } catch {
     return undefined
   }
