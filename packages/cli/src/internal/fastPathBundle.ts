@@ -52,12 +52,13 @@ const cachePath = (bundle: string, hash: string) =>
 
 /** Writes the cache beside the bundle; a read-only installation simply goes without. */
 const writeCache = (file: string, data: Buffer) => {
+  const temporary = `${file}.${process.pid}.tmp`
   try {
-    const temporary = `${file}.${process.pid}.tmp`
     Fs.writeFileSync(temporary, data, { mode: 0o644 })
     Fs.renameSync(temporary, file)
   } catch {
-    // No cache: the next run compiles again.
+    // No cache: the next run compiles again. Nothing half-written is left behind.
+    Fs.rmSync(temporary, { force: true })
   }
 }
 
