@@ -58,7 +58,11 @@ const writeCache = (file: string, data: Buffer) => {
     Fs.renameSync(temporary, file)
   } catch {
     // No cache: the next run compiles again. Nothing half-written is left behind.
-    Fs.rmSync(temporary, { force: true })
+    try {
+      Fs.rmSync(temporary, { force: true })
+    } catch {
+      // It runs at exit: nothing here may throw.
+    }
   }
 }
 
