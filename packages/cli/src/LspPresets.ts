@@ -91,7 +91,12 @@ export const typescript: Preset = {
     // Without one, tsserver knows only the files it has open: references stay in the queried file. In a small
     // workspace the host opens the others instead (measured: 100 loose files cost a first query ~2 s more).
     projectMarkers: ["tsconfig.json", "jsconfig.json"],
-    looseFiles: { maxFiles: 100, maxBytes: 2_000_000 }
+    looseFiles: { maxFiles: 100, maxBytes: 2_000_000 },
+    // It publishes a file's diagnostics in phases (syntax, then semantic, then suggestions; merged when they
+    // come within 50 ms) without versions, and tsserver restarts the checks when its project updates in the
+    // background. The phases are ~25 ms apart on an idle machine, but CI once saw the empty syntax set stand
+    // alone for more than the default 200 ms, and "No diagnostics." was printed for a broken file.
+    diagnosticsWait: { quietMs: 1000, maxWaitMs: 10_000 }
   }
 }
 

@@ -91,7 +91,8 @@ const cases: ReadonlyArray<Case> = [
         preferences: { includePackageJsonAutoImports: "off" }
       },
       projectMarkers: ["tsconfig.json", "jsconfig.json"],
-      looseFiles: { maxFiles: 100, maxBytes: 2_000_000 }
+      looseFiles: { maxFiles: 100, maxBytes: 2_000_000 },
+      diagnosticsWait: { quietMs: 1000, maxWaitMs: 10_000 }
     },
     files: () => ({ "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true }, include: ["*.ts"] }) }),
     file: "main.ts",
