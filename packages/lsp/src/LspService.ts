@@ -14,11 +14,12 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Registry from "./internal/registry.js"
+import { validateResult } from "./internal/resultCheck.js"
 import * as LspError from "./LspError.js"
 import { finalExtension } from "./LspExtension.js"
 import type { LspProvider } from "./LspProvider.js"
 import { LspQueryRequest, type LspWorkspaceSymbolRequest } from "./LspQuery.js"
-import { kindOf, LspQueryResult, type LspSymbolsResult, markIncomplete } from "./LspResult.js"
+import { kindOf, type LspQueryResult, type LspSymbolsResult, markIncomplete } from "./LspResult.js"
 
 /**
  * @since 0.1.0
@@ -63,7 +64,6 @@ const formatIssue = (error: ParseResult.ParseError) => ParseResult.TreeFormatter
 
 // Compiled once: building a decoder per query cost as much as the rest of the routing.
 const decodeRequest = Schema.decodeUnknownEither(LspQueryRequest)
-const validateResult = Schema.validateEither(LspQueryResult)
 
 /**
  * Builds the registry. When the surrounding scope closes, the service refuses new work with
