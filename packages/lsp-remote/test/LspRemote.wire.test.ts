@@ -72,6 +72,40 @@ describe("LspRpc wire contract", () => {
       }
     }))
 
+  it.scopedLive("a long list of locations crosses unchanged; an answer the schema refuses fails that query only", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const path = Path.join(dir, "s", "wire.sock")
+      const stub = yield* makeStub
+      yield* Layer.build(LspRemoteServer.layerSocket({ path })).pipe(
+        Effect.provide(Context.make(LspService.LspService, stub.service))
+      )
+      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
+      const query = {
+        operation: "findReferences" as const,
+        filePath: "a.ts",
+        position: { line: 0, character: 0 },
+        workspaceRoot: "/ws"
+      }
+      const many = LspResult.locations(
+        Array.from({ length: 500 }, (_, i) => ({
+          uri: `file:///ws/src/f${i % 7}.ts`,
+          range: { start: { line: i, character: 2 }, end: { line: i, character: 9 } }
+        })),
+        "file:///ws"
+      )
+      yield* Ref.set(stub.answer, Effect.succeed(many))
+      assert.deepStrictEqual(yield* client.query(query), many)
+      // Not an LspQueryResult (a provider that bypassed the seam): the host cannot send it.
+      const malformed = { kind: "locations", locations: [{ uri: 1 }], resolvedWorkspaceUri: "" }
+      yield* Ref.set(stub.answer, Effect.succeed(malformed as unknown as LspResult.LspQueryResult))
+      const refused = yield* Effect.flip(client.query(query))
+      assert.isTrue(LspError.isLspError(refused))
+      assert.strictEqual(refused.code, "LSP_PROTOCOL_ERROR")
+      yield* Ref.set(stub.answer, Effect.succeed(many))
+      assert.deepStrictEqual(yield* client.query(query), many)
+    }))
+
   it.scopedLive("the caller's deadline travels with the query; without one none is set", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -14,12 +14,12 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Registry from "./internal/registry.js"
-import { validateResult } from "./internal/resultCheck.js"
 import * as LspError from "./LspError.js"
 import { finalExtension } from "./LspExtension.js"
 import type { LspProvider } from "./LspProvider.js"
 import { LspQueryRequest, type LspWorkspaceSymbolRequest } from "./LspQuery.js"
 import { kindOf, type LspQueryResult, type LspSymbolsResult, markIncomplete } from "./LspResult.js"
+import * as LspResultCheck from "./LspResultCheck.js"
 
 /**
  * @since 0.1.0
@@ -90,7 +90,7 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
   /** The provider's answer, checked against the contract: providers may be plain JavaScript or remote. */
   const checked = (provider: LspProvider, request: LspQueryRequest, result: unknown) =>
     Effect.gen(function*() {
-      const valid = yield* Either.mapLeft(validateResult(result), (error) =>
+      const valid = yield* Either.mapLeft(LspResultCheck.validate(result), (error) =>
         LspError.malformedResponse(
           `Provider "${provider.id}" returned an invalid result: ${formatIssue(error)}`,
           { providerId: provider.id }

@@ -34,6 +34,11 @@ export * as LspQuery from "./LspQuery.js"
 export * as LspResult from "./LspResult.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as LspResultCheck from "./LspResultCheck.js"
+
+/**
  * @since 0.1.0
  */
 export * as LspService from "./LspService.js"

@@ -1,13 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LspResult } from "@lsp-seam/lsp"
+import { LspResult, LspResultCheck } from "@lsp-seam/lsp"
 import { Arbitrary, Either, FastCheck, ParseResult, Schema } from "effect"
-import { validateResult } from "../src/internal/resultCheck.js"
 
 const viaSchema = Schema.validateEither(LspResult.LspQueryResult)
 
 /** The fast check must give exactly what the schema gives: an equal value, or the same error. */
 const sameAsSchema = (value: unknown) => {
-  const ours = validateResult(value)
+  const ours = LspResultCheck.validate(value)
   const theirs = viaSchema(value)
   if (Either.isRight(theirs)) {
     assert.isTrue(Either.isRight(ours), "the schema accepts it")
@@ -54,7 +53,7 @@ describe("the seam's check of an answer", () => {
     const result = LspResult.locations([
       { uri: "file:///w/a.ts", range: { start: { line: 0, character: 1 }, end: { line: 0, character: 4 } } }
     ], "file:///w")
-    assert.deepStrictEqual(Either.getOrThrow(validateResult(result)), result)
+    assert.deepStrictEqual(Either.getOrThrow(LspResultCheck.validate(result)), result)
     // Whatever else the provider's objects hold is not carried over, as the schema does not carry it.
     const array = Object.assign([...result.locations], { note: 1 })
     const hidden = { ...result.locations[0]! }
@@ -62,7 +61,7 @@ describe("the seam's check of an answer", () => {
     Object.assign(hidden, { [Symbol("x")]: 2 })
     const unusual = { ...result, locations: [...array, hidden] }
     assert.deepStrictEqual(
-      Either.getOrThrow(validateResult(unusual)),
+      Either.getOrThrow(LspResultCheck.validate(unusual)),
       LspResult.locations([result.locations[0]!, result.locations[0]!], "file:///w")
     )
     sameAsSchema(unusual)
@@ -76,13 +75,13 @@ describe("the seam's check of an answer", () => {
       resolvedWorkspaceUri: ""
     }
     assert.deepStrictEqual(
-      Either.getOrThrow(validateResult(extra)),
+      Either.getOrThrow(LspResultCheck.validate(extra)),
       LspResult.locations([{ uri: "file:///w/a.ts", range: at }], "")
     )
     const symbol = { kind: "locations", locations: [], resolvedWorkspaceUri: "", [Symbol("x")]: 1 }
-    assert.deepStrictEqual(Either.getOrThrow(validateResult(symbol)), LspResult.locations([], ""))
+    assert.deepStrictEqual(Either.getOrThrow(LspResultCheck.validate(symbol)), LspResult.locations([], ""))
     const holes = { kind: "locations", locations: new Array(2), resolvedWorkspaceUri: "" }
-    assert.isTrue(Either.isLeft(validateResult(holes)))
+    assert.isTrue(Either.isLeft(LspResultCheck.validate(holes)))
     sameAsSchema(holes)
     class Point {
       constructor(readonly line: number, readonly character: number) {}
