@@ -23,6 +23,26 @@ const makeStub = Effect.gen(function*() {
   return { service, received, answer }
 })
 
+/** The stub served on a Unix socket in a fresh directory, and a client of it; all within the test's scope. */
+const served = Effect.gen(function*() {
+  const dir = yield* tempDir
+  const path = Path.join(dir, "s", "wire.sock")
+  const stub = yield* makeStub
+  yield* Layer.build(LspRemoteServer.layerSocket({ path })).pipe(
+    Effect.provide(Context.make(LspService.LspService, stub.service))
+  )
+  const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
+  return { client, stub }
+})
+
+/** A query at the start of `a.ts` in `/ws`. */
+const queryAt = <O extends "findReferences" | "hover">(operation: O) => ({
+  operation,
+  filePath: "a.ts",
+  position: { line: 0, character: 0 },
+  workspaceRoot: "/ws"
+})
+
 const requests = Arbitrary.make(LspQuery.LspQueryRequest)
 const results = Arbitrary.make(LspResult.LspQueryResult)
 // Error details are JSON on the wire: draw them from JSON values.
@@ -41,13 +61,7 @@ const asJson = (u: unknown): unknown => JSON.parse(JSON.stringify(u))
 describe("LspRpc wire contract", () => {
   it.scopedLive("every request, result and coded error the seam's Schemas allow crosses unchanged", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
-      const path = Path.join(dir, "s", "wire.sock")
-      const stub = yield* makeStub
-      yield* Layer.build(LspRemoteServer.layerSocket({ path })).pipe(
-        Effect.provide(Context.make(LspService.LspService, stub.service))
-      )
-      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
+      const { client, stub } = yield* served
       // Every operation, then a random mix.
       const sampled = [
         ...LspQuery.LspOperation.literals.flatMap((operation) =>
@@ -74,19 +88,8 @@ describe("LspRpc wire contract", () => {
 
   it.scopedLive("a long list of locations crosses unchanged; an answer the schema refuses fails that query only", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
-      const path = Path.join(dir, "s", "wire.sock")
-      const stub = yield* makeStub
-      yield* Layer.build(LspRemoteServer.layerSocket({ path })).pipe(
-        Effect.provide(Context.make(LspService.LspService, stub.service))
-      )
-      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
-      const query = {
-        operation: "findReferences" as const,
-        filePath: "a.ts",
-        position: { line: 0, character: 0 },
-        workspaceRoot: "/ws"
-      }
+      const { client, stub } = yield* served
+      const query = queryAt("findReferences")
       const many = LspResult.locations(
         Array.from({ length: 500 }, (_, i) => ({
           uri: `file:///ws/src/f${i % 7}.ts`,
@@ -108,23 +111,12 @@ describe("LspRpc wire contract", () => {
 
   it.scopedLive("the caller's deadline travels with the query; without one none is set", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
-      const path = Path.join(dir, "s", "wire.sock")
-      const stub = yield* makeStub
-      yield* Layer.build(LspRemoteServer.layerSocket({ path })).pipe(
-        Effect.provide(Context.make(LspService.LspService, stub.service))
-      )
-      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
+      const { client, stub } = yield* served
       yield* Ref.set(
         stub.answer,
         Effect.map(LspDeadline.remaining, (remaining) => LspResult.hover({ contents: JSON.stringify(remaining) }))
       )
-      const query = {
-        operation: "hover" as const,
-        filePath: "a.ts",
-        position: { line: 0, character: 0 },
-        workspaceRoot: "/ws"
-      }
+      const query = queryAt("hover")
       const seen = (result: LspResult.LspQueryResult) =>
         result.kind === "hover" && result.hover !== null ? JSON.parse(result.hover.contents) : undefined
       const withBudget = seen(yield* LspDeadline.within(5_000)(client.query(query)))
@@ -136,19 +128,8 @@ describe("LspRpc wire contract", () => {
 
   it.scopedLive("a defect in one query fails that query only (LSP_PROTOCOL_ERROR), not the others in flight", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
-      const path = Path.join(dir, "s", "wire.sock")
-      const stub = yield* makeStub
-      yield* Layer.build(LspRemoteServer.layerSocket({ path })).pipe(
-        Effect.provide(Context.make(LspService.LspService, stub.service))
-      )
-      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
-      const query = {
-        operation: "hover" as const,
-        filePath: "a.ts",
-        position: { line: 0, character: 0 },
-        workspaceRoot: "/ws"
-      }
+      const { client, stub } = yield* served
+      const query = queryAt("hover")
       const entered = yield* Deferred.make<void>()
       const gate = yield* Deferred.make<void>()
       yield* Ref.set(
