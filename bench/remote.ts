@@ -111,10 +111,14 @@ const measureCommand = async (options: Options): Promise<CommandPart> => {
     "-b",
     Path.join(root, "packages", "cli", "tsconfig.src.json")
   ], { cwd: root, stdio: "inherit" })
-  ChildProcess.execFileSync(process.execPath, [Path.join(root, "packages", "cli", "scripts", "bundleRemoteQuery.mjs")], {
-    cwd: root,
-    stdio: "inherit"
-  })
+  ChildProcess.execFileSync(
+    process.execPath,
+    [Path.join(root, "packages", "cli", "scripts", "bundleRemoteQuery.mjs")],
+    {
+      cwd: root,
+      stdio: "inherit"
+    }
+  )
   if (!Fs.existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
   const coldRuns = options.quick ? 1 : 3
   const warmRuns = options.quick ? 3 : 20
@@ -165,7 +169,8 @@ const seamRequest = (query: Query, workspace: string) => ({
   workspaceRoot: workspace
 })
 
-const measureWire = async (kind: ServerKind, options: Options): Promise<WirePart> => {
+/** The wire's cost for one server, in this process (bench/wireChild.ts runs it in a fresh one). */
+export const measureWire = async (kind: ServerKind, options: Options): Promise<WirePart> => {
   const workspace = kind.workspace()
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "lsp-seam-bench-wire-"))
   const socket = Path.join(directory, "host.sock")
@@ -231,13 +236,45 @@ const measureWire = async (kind: ServerKind, options: Options): Promise<WirePart
   }
 }
 
+const wireChild = fileURLToPath(new URL("./wireChild.ts", import.meta.url))
+
+const isWireResult = (u: unknown): u is { readonly part: WirePart; readonly pids: ReadonlyArray<number> } =>
+  typeof u === "object" && u !== null && "part" in u && "pids" in u && Array.isArray(u.pids)
+
+/** `measureWire` in a fresh Node process, so that the benchmarks run before it do not weigh on it. */
+const wireInChild = (kind: "fake" | "typescript", options: Options): Promise<WirePart> =>
+  new Promise((resolve, reject) => {
+    const child = ChildProcess.spawn(
+      process.execPath,
+      ["--import", "tsx", wireChild, kind, options.quick ? "1" : "0"],
+      { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on("error", reject)
+    child.on("exit", (code) => {
+      try {
+        const parsed: unknown = JSON.parse(stdout.trim().split("\n").pop() ?? "")
+        if (code === 0 && isWireResult(parsed)) {
+          Processes.track(parsed.pids)
+          return resolve(parsed.part)
+        }
+      } catch {
+        // Reported below.
+      }
+      reject(new Error(`the ${kind} wire run exited with ${code}: ${stderr.slice(-2000)}`))
+    })
+  })
+
 export const measureRemote = async (options: Options, log: (message: string) => void): Promise<RemotePart> => {
   log("remote: the command, cold and warm through --remote auto")
   const command = await measureCommand(options)
   const wire: Array<WirePart> = []
   for (const kind of [fakeKind, typescriptKind]) {
     log(`remote: the wire, ${kind.label}`)
-    wire.push(await measureWire(kind, options))
+    wire.push(await wireInChild(kind === fakeKind ? "fake" : "typescript", options))
   }
   return { command, wire }
 }
@@ -303,9 +340,11 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
       "socket directory (XDG_RUNTIME_DIR), so it finds no daemon, starts one detached and waits for it, and the " +
       "daemon starts typescript-language-server; the warm runs that follow reuse that daemon, interleaved with " +
       "`node -e 0` (Node's own start, the floor of any command). The local run is the same query without " +
-      "`--remote`. The wire: one stdio host serves its LspService on a Unix socket; the same queries go to it " +
-      "in-process and through LspRemoteClient (ndjson over the socket), after a warm-up of both, in alternating " +
-      "rounds; the cost is the difference of the medians.",
+      "`--remote`. The wire: in a fresh Node process for each server (bench/wireChild.ts: the heap and compiled " +
+      "code the earlier benchmarks leave in the bench's own process made the same wire measure 0.1–0.2 ms slower), " +
+      "one stdio host serves its LspService on a Unix socket; the same queries go to it in-process and through " +
+      "LspRemoteClient (ndjson over the socket), after a warm-up of both, in alternating rounds; the cost is the " +
+      "difference of the medians.",
     tables,
     targets,
     data: {
