@@ -3,13 +3,11 @@
  * on the fake server (after warm-up and a full collection both times), against the raw client doing the
  * same. Each measurement runs in a fresh child process (bench/memoryChild.ts).
  */
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as Processes from "./support/processes.js"
+import { hasPids, runJsonChild } from "./support/childRun.js"
 import { type Options, type Section, type Target } from "./support/report.js"
 import { round, rounded, summarize, type Summary } from "./support/stats.js"
 
-const repository = fileURLToPath(new URL("..", import.meta.url))
 const child = fileURLToPath(new URL("./memoryChild.ts", import.meta.url))
 
 interface Figures {
@@ -29,34 +27,15 @@ interface ChildResult {
   readonly trace: ReadonlyArray<{ readonly queries: number; readonly rss: number; readonly heapUsed: number }>
 }
 
-const isChildResult = (u: unknown): u is ChildResult =>
-  typeof u === "object" && u !== null && "before" in u && "after" in u && "pids" in u && Array.isArray(u.pids)
+const isChildResult = (u: unknown): u is ChildResult => hasPids(u) && "before" in u && "after" in u
 
 const runChild = (mode: "ours" | "raw", queries: number, warmup: number): Promise<ChildResult> =>
-  new Promise((resolve, reject) => {
-    const process_ = spawn(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", child, mode, String(queries), String(warmup)],
-      { cwd: repository, stdio: ["ignore", "pipe", "pipe"] }
-    )
-    let stdout = ""
-    let stderr = ""
-    process_.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    process_.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    process_.on("error", reject)
-    process_.on("exit", (code) => {
-      const last = stdout.trim().split("\n").pop() ?? ""
-      try {
-        const parsed: unknown = JSON.parse(last)
-        if (code === 0 && isChildResult(parsed)) {
-          Processes.track(parsed.pids)
-          return resolve(parsed)
-        }
-      } catch {
-        // Reported below.
-      }
-      reject(new Error(`the ${mode} memory run exited with ${code}: ${stderr.slice(-2000)}`))
-    })
+  runJsonChild({
+    label: `${mode} memory`,
+    script: child,
+    args: [mode, String(queries), String(warmup)],
+    nodeFlags: ["--expose-gc"],
+    isResult: isChildResult
   })
 
 const MB = 2 ** 20

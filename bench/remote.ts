@@ -23,6 +23,7 @@ import * as LspRemoteClient from "../packages/lsp-remote/src/LspRemoteClient.js"
 import * as LspRemoteServer from "../packages/lsp-remote/src/LspRemoteServer.js"
 import * as LspStdio from "../packages/lsp-stdio/src/LspStdio.js"
 import * as StdioStatus from "../packages/lsp-stdio/src/StdioStatus.js"
+import { hasPids, runJsonChild } from "./support/childRun.js"
 import { fakeKind, type ServerKind, typescriptKind } from "./support/contenders.js"
 import * as Processes from "./support/processes.js"
 import type { Query } from "./support/rawClient.js"
@@ -239,34 +240,16 @@ export const measureWire = async (kind: ServerKind, options: Options): Promise<W
 const wireChild = fileURLToPath(new URL("./wireChild.ts", import.meta.url))
 
 const isWireResult = (u: unknown): u is { readonly part: WirePart; readonly pids: ReadonlyArray<number> } =>
-  typeof u === "object" && u !== null && "part" in u && "pids" in u && Array.isArray(u.pids)
+  hasPids(u) && "part" in u
 
 /** `measureWire` in a fresh Node process, so that the benchmarks run before it do not weigh on it. */
-const wireInChild = (kind: "fake" | "typescript", options: Options): Promise<WirePart> =>
-  new Promise((resolve, reject) => {
-    const child = ChildProcess.spawn(
-      process.execPath,
-      ["--import", "tsx", wireChild, kind, options.quick ? "1" : "0"],
-      { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "pipe"] }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on("error", reject)
-    child.on("exit", (code) => {
-      try {
-        const parsed: unknown = JSON.parse(stdout.trim().split("\n").pop() ?? "")
-        if (code === 0 && isWireResult(parsed)) {
-          Processes.track(parsed.pids)
-          return resolve(parsed.part)
-        }
-      } catch {
-        // Reported below.
-      }
-      reject(new Error(`the ${kind} wire run exited with ${code}: ${stderr.slice(-2000)}`))
-    })
-  })
+const wireInChild = async (kind: "fake" | "typescript", options: Options): Promise<WirePart> =>
+  (await runJsonChild({
+    label: `${kind} wire`,
+    script: wireChild,
+    args: [kind, options.quick ? "1" : "0"],
+    isResult: isWireResult
+  })).part
 
 export const measureRemote = async (options: Options, log: (message: string) => void): Promise<RemotePart> => {
   log("remote: the command, cold and warm through --remote auto")

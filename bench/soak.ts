@@ -5,13 +5,11 @@
  * fiber may be left, and RSS may not have grown by 20 MB. The run happens in a fresh child process
  * (bench/soakChild.ts, which can also be run by hand).
  */
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as Processes from "./support/processes.js"
+import { hasPids, runJsonChild } from "./support/childRun.js"
 import { type Options, type Section, type Target } from "./support/report.js"
 import { round, summarize } from "./support/stats.js"
 
-const repository = fileURLToPath(new URL("..", import.meta.url))
 const child = fileURLToPath(new URL("./soakChild.ts", import.meta.url))
 
 const faultNames = ["none", "crash", "hang", "garbage"] as const
@@ -48,37 +46,17 @@ interface ChildResult {
 }
 
 const isChildResult = (u: unknown): u is ChildResult =>
-  typeof u === "object" && u !== null && "records" in u && Array.isArray(u.records) && "pids" in u &&
-  Array.isArray(u.pids) && "rss" in u && "fds" in u
+  hasPids(u) && "records" in u && Array.isArray(u.records) && "rss" in u && "fds" in u
 
-/** Runs the soak child; a child silent for `limitMs` is killed (the soak itself must not hang the bench). */
+/** Runs the soak child; one still running after `limitMs` is killed (the soak itself must not hang the bench). */
 const runChild = (queries: number, warmup: number, seed: number, limitMs: number): Promise<ChildResult> =>
-  new Promise((resolve, reject) => {
-    const process_ = spawn(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", child, String(queries), String(warmup), String(seed)],
-      { cwd: repository, stdio: ["ignore", "pipe", "pipe"] }
-    )
-    const watchdog = setTimeout(() => process_.kill("SIGKILL"), limitMs)
-    let stdout = ""
-    let stderr = ""
-    process_.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    process_.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    process_.on("error", reject)
-    process_.on("exit", (code, signal) => {
-      clearTimeout(watchdog)
-      const last = stdout.trim().split("\n").pop() ?? ""
-      try {
-        const parsed: unknown = JSON.parse(last)
-        if (code === 0 && isChildResult(parsed)) {
-          Processes.track(parsed.pids)
-          return resolve(parsed)
-        }
-      } catch {
-        // Reported below.
-      }
-      reject(new Error(`the soak run exited with ${code ?? signal}: ${stderr.slice(-2000)}`))
-    })
+  runJsonChild({
+    label: "soak",
+    script: child,
+    args: [String(queries), String(warmup), String(seed)],
+    nodeFlags: ["--expose-gc"],
+    limitMs,
+    isResult: isChildResult
   })
 
 export interface SoakPart {
