@@ -114,14 +114,20 @@ const settle = Effect.gen(function*() {
   }
 })
 
+/**
+ * Settles until `until` holds. Bounded by wall time, not by a number of turns: the file reads go through
+ * libuv's thread pool, which on a loaded machine can take longer than thousands of event-loop turns (the
+ * TestClock does not move `Date.now()`).
+ */
 const waitFor = <A>(effect: Effect.Effect<A>, until: (a: A) => boolean) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 1_000; i++) {
+    const deadline = Date.now() + 20_000
+    while (true) {
       const value = yield* effect
       if (until(value)) return value
+      if (Date.now() > deadline) return yield* Effect.dieMessage("condition never held")
       yield* settle
     }
-    return yield* Effect.dieMessage("condition never held")
   })
 
 describe("LspStdio under TestClock (memory executor)", () => {
