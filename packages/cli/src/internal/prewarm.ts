@@ -1,11 +1,16 @@
 /**
  * Prewarming: when a workspace is first seen, a bounded walk finds one file per configured server and one
- * hover at its start is asked of each, on fibers of their own that no query waits for, so that the first real
- * query of a session meets a started server. Every outcome of a warm-up is ignored.
+ * hover at its start is asked of each, on a fiber that no query waits for, so that the first real query of a
+ * session meets a started server. Every outcome of a warm-up is ignored.
  *
  * The host runs one query per server at a time, so a warm-up hover could hold up the session's first query
  * of that server. With a status view, a warm-up therefore ends (its hover cancelled) as soon as its server
  * is no longer starting: what it was for, the start, is done.
+ *
+ * Nor may warming slow a query down by taking the machine: servers are warmed one at a time (starting a
+ * language server is CPU-heavy, and eight at once on two cores made the query that triggered them ~0.5–1 s
+ * slower), and a host that learns of a workspace from a query warms it after that query has been answered
+ * (`afterQueries`).
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -66,8 +71,8 @@ const started = (status: Status, providerId: string, workspace: string): Effect.
   })
 
 /**
- * Warms `workspaceRoot` now (the walk, then one hover per server found, concurrently, each ended once its
- * server has started when `status` is given); never fails.
+ * Warms `workspaceRoot` now (the walk, then one hover per server found, one server after the other, each
+ * ended once its server has started when `status` is given); never fails.
  */
 export const warm = (
   service: LspService.LspServiceShape,
@@ -93,7 +98,7 @@ export const warm = (
           onSome: (view) => Effect.raceFirst(hover, started(view, providerId, canonical))
         })
       },
-      { concurrency: "unbounded", discard: true }
+      { discard: true }
     )
   }).pipe(Effect.catchAllCause(() => Effect.void), Effect.withSpan("lsp-seam.prewarm"))
 
@@ -117,11 +122,29 @@ export const make = (
         Effect.suspend(() => {
           if (known.has(workspaceRoot)) return Effect.void
           known.add(workspaceRoot)
+          // Interruptible whatever the caller's region (`afterQueries` calls this from a finalizer): a warm-up
+          // must end when the scope closes, and the host's own deadlines work by interruption.
           return Effect.asVoid(
-            FiberSet.run(fibers, Effect.provide(warm(service, config, workspaceRoot, status), context))
+            FiberSet.run(
+              fibers,
+              Effect.interruptible(Effect.provide(warm(service, config, workspaceRoot, status), context))
+            )
           )
         })
     }
+  })
+
+/**
+ * `service` with `prewarm` told of each query's workspace once the query has ended (answered, failed or
+ * interrupted), so that the query that first names a workspace runs before any warm-up and alone.
+ */
+export const afterQueries = (
+  service: LspService.LspServiceShape,
+  prewarm: Prewarm
+): LspService.LspServiceShape =>
+  LspService.LspService.of({
+    registerProvider: service.registerProvider,
+    query: (request) => Effect.ensuring(service.query(request), prewarm.seen(request.workspaceRoot))
   })
 
 /**

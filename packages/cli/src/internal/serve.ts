@@ -133,9 +133,10 @@ export const serve = Command.make(
         const prewarm = yield* Prewarm.make(base, loaded.config, !args.noPrewarm, Option.some(status))
         const track = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
           Option.match(idle, { onNone: () => effect, onSome: (tracker) => tracker.track(effect) })
+        const warming = Prewarm.afterQueries(base, prewarm)
         const served = LspService.LspService.of({
           registerProvider: base.registerProvider,
-          query: (request) => track(Effect.zipRight(prewarm.seen(request.workspaceRoot), base.query(request)))
+          query: (request) => track(warming.query(request))
         })
         const options = {
           fingerprint: identity.fingerprint,

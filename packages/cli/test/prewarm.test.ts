@@ -1,0 +1,175 @@
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { type LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
+import { StdioConfig } from "@lsp-seam/lsp-stdio"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import * as Prewarm from "../src/internal/prewarm.js"
+
+/** A workspace with one file for each of three servers. */
+const workspace = Effect.acquireRelease(
+  Effect.sync(() => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-prewarm-"))
+    for (const file of ["a.one", "b.two", "c.three"]) NodeFs.writeFileSync(NodePath.join(dir, file), "x\n")
+    return dir
+  }),
+  (dir) => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const config = StdioConfig.decode({
+  servers: Object.fromEntries(
+    ["one", "two", "three"].map((id) => [id, { command: "unused", extensionToLanguage: { [id]: id } }])
+  )
+})
+
+interface Seen {
+  /** Queries in the order they began, by file name. */
+  readonly began: ReadonlyArray<string>
+  /** The most queries in flight at once. */
+  readonly peak: number
+}
+
+/**
+ * An LspService whose queries wait for `gate` (each a fresh one, handed out in order) and record when they
+ * begin and how many run at once.
+ */
+const recordingService = Effect.gen(function*() {
+  const seen = yield* Ref.make<Seen>({ began: [], peak: 0 })
+  const gates = yield* Ref.make<ReadonlyArray<Deferred.Deferred<void>>>([])
+  let running = 0
+  const service = LspService.LspService.of({
+    registerProvider: () => Effect.void,
+    query: (request: LspQuery.LspQueryRequest) =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        yield* Ref.update(gates, (all) => [...all, gate])
+        running++
+        yield* Ref.update(seen, (s) => ({
+          began: [...s.began, NodePath.basename(request.filePath ?? "")],
+          peak: Math.max(s.peak, running)
+        }))
+        yield* Deferred.await(gate).pipe(Effect.ensuring(Effect.sync(() => running--)))
+        return LspResult.hover(null)
+      })
+  })
+  /** Opens the gate of the `index`-th query, once it has begun. */
+  const release = (index: number) =>
+    Effect.gen(function*() {
+      while ((yield* Ref.get(gates)).length <= index) yield* Effect.sleep("5 millis")
+      yield* Deferred.succeed((yield* Ref.get(gates))[index]!, undefined)
+    })
+  return { service, seen, release }
+})
+
+/** Waits until `count` queries have begun. */
+const begun = (seen: Ref.Ref<Seen>, count: number) =>
+  Effect.gen(function*() {
+    while ((yield* Ref.get(seen)).began.length < count) yield* Effect.sleep("5 millis")
+    return yield* Ref.get(seen)
+  })
+
+/** The query a session would make of `a.one` in `dir`. */
+const hoverIn = (dir: string) =>
+  ({
+    operation: "hover",
+    filePath: NodePath.join(dir, "a.one"),
+    position: { line: 0, character: 0 },
+    workspaceRoot: dir
+  }) as const
+
+describe("prewarm", () => {
+  it.scopedLive("warms one server at a time, each after the previous warm-up has ended", () =>
+    Effect.gen(function*() {
+      const dir = yield* workspace
+      const { release, seen, service } = yield* recordingService
+      const warming = yield* Effect.fork(Prewarm.warm(service, yield* config, dir))
+      assert.strictEqual((yield* begun(seen, 1)).began.length, 1)
+      yield* release(0)
+      yield* begun(seen, 2)
+      yield* release(1)
+      yield* begun(seen, 3)
+      yield* release(2)
+      yield* Fiber.join(warming)
+      const { began, peak } = yield* Ref.get(seen)
+      assert.sameMembers([...began], ["a.one", "b.two", "c.three"])
+      assert.strictEqual(peak, 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a host warms a workspace only once the query that named it has ended, and only the first time", () =>
+    Effect.gen(function*() {
+      const dir = yield* workspace
+      const { release, seen, service } = yield* recordingService
+      const prewarm = yield* Prewarm.make(service, yield* config, true)
+      const served = Prewarm.afterQueries(service, prewarm)
+      const request = hoverIn(dir)
+      const first = yield* Effect.fork(served.query(request))
+      yield* begun(seen, 1)
+      // The query runs alone: no warm-up has begun while it is in flight (a warm-up begun with the query
+      // would have walked three files and asked its first hover well within this window).
+      yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual((yield* Ref.get(seen)).began, ["a.one"])
+      yield* release(0)
+      yield* Fiber.join(first)
+      // Then the warm-ups begin, one at a time.
+      yield* begun(seen, 2)
+      yield* release(1)
+      yield* begun(seen, 3)
+      yield* release(2)
+      yield* begun(seen, 4)
+      yield* release(3)
+      // A second query of the same workspace warms nothing more.
+      const second = yield* Effect.fork(served.query(request))
+      yield* begun(seen, 5)
+      yield* release(4)
+      yield* Fiber.join(second)
+      yield* Effect.sleep("50 millis")
+      const { began, peak } = yield* Ref.get(seen)
+      assert.strictEqual(began.length, 5)
+      assert.sameMembers(began.slice(1, 4), ["a.one", "b.two", "c.three"])
+      assert.strictEqual(peak, 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a warm-up begun after a query is interrupted when the prewarm's scope closes", () =>
+    Effect.gen(function*() {
+      const dir = yield* workspace
+      const { release, seen, service } = yield* recordingService
+      const interrupted = yield* Deferred.make<void>()
+      const watched = LspService.LspService.of({
+        registerProvider: service.registerProvider,
+        query: (request) => Effect.onInterrupt(service.query(request), () => Deferred.succeed(interrupted, undefined))
+      })
+      const scope = yield* Scope.make()
+      const prewarm = yield* Scope.extend(Prewarm.make(watched, yield* config, true), scope)
+      const query = yield* Effect.fork(Prewarm.afterQueries(watched, prewarm).query(hoverIn(dir)))
+      yield* release(0)
+      yield* Fiber.join(query)
+      // The first warm-up waits for a gate that is never opened.
+      yield* begun(seen, 2)
+      // Disconnected, so that a close that never ends fails here instead of holding the test.
+      yield* Scope.close(scope, Exit.void).pipe(
+        Effect.disconnect,
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the warm-up held the scope open") })
+      )
+      yield* Deferred.await(interrupted)
+      assert.strictEqual((yield* Ref.get(seen)).began.length, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a disabled prewarm warms nothing", () =>
+    Effect.gen(function*() {
+      const dir = yield* workspace
+      const { release, seen, service } = yield* recordingService
+      const served = Prewarm.afterQueries(service, yield* Prewarm.make(service, yield* config, false))
+      const query = yield* Effect.fork(served.query(hoverIn(dir)))
+      yield* release(0)
+      yield* Fiber.join(query)
+      yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual((yield* Ref.get(seen)).began, ["a.one"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
