@@ -6,6 +6,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
@@ -23,11 +24,15 @@ const workspace = Effect.acquireRelease(
   (dir) => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true }))
 )
 
-const config = StdioConfig.decode({
-  servers: Object.fromEntries(
-    ["one", "two", "three"].map((id) => [id, { command: "unused", extensionToLanguage: { [id]: id } }])
-  )
-})
+const configWith = (options: { readonly maxServers?: number } = {}) =>
+  StdioConfig.decode({
+    ...options,
+    servers: Object.fromEntries(
+      ["one", "two", "three"].map((id) => [id, { command: "unused", extensionToLanguage: { [id]: id } }])
+    )
+  })
+
+const config = configWith()
 
 interface Seen {
   /** Queries in the order they began, by file name. */
@@ -100,6 +105,31 @@ describe("prewarm", () => {
       const { began, peak } = yield* Ref.get(seen)
       assert.sameMembers([...began], ["a.one", "b.two", "c.three"])
       assert.strictEqual(peak, 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("warms no more servers than the host keeps at once (maxServers)", () =>
+    Effect.gen(function*() {
+      const dir = yield* workspace
+      const { release, seen, service } = yield* recordingService
+      // Every warm-up that begins is let through, a third one too, were there one.
+      yield* Effect.forkScoped(Effect.forEach([0, 1, 2], release, { discard: true }))
+      yield* Prewarm.warm(service, yield* configWith({ maxServers: 2 }), dir)
+      assert.strictEqual((yield* Ref.get(seen)).began.length, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("skips servers already running for the workspace, and counts every running server against maxServers", () =>
+    Effect.gen(function*() {
+      const dir = yield* workspace
+      const { release, seen, service } = yield* recordingService
+      const status: Prewarm.Status = Effect.succeed([
+        { providerId: "one", workspace: NodeFs.realpathSync(dir), state: "idle" },
+        { providerId: "two", workspace: "/elsewhere", state: "idle" }
+      ])
+      yield* Effect.forkScoped(Effect.forEach([0, 1, 2], release, { discard: true }))
+      yield* Prewarm.warm(service, yield* configWith({ maxServers: 3 }), dir, Option.some(status))
+      // "one" runs here already; room for one more server beside the two running.
+      assert.strictEqual((yield* Ref.get(seen)).began.length, 1)
+      assert.notInclude((yield* Ref.get(seen)).began, "a.one")
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a host warms a workspace only once the query that named it has ended, and only the first time", () =>

@@ -71,8 +71,27 @@ const started = (status: Status, providerId: string, workspace: string): Effect.
   })
 
 /**
- * Warms `workspaceRoot` now (the walk, then one hover per server found, one server after the other, each
- * ended once its server has started when `status` is given); never fails.
+ * The finds whose servers to warm: not those already running for the workspace, and no more than the host has
+ * room for (`maxServers` less the servers it runs, when `status` tells): a warm-up beyond that would only
+ * evict a server, perhaps the very one the session is using.
+ */
+const worthWarming = (
+  found: ReadonlyArray<readonly [string, string]>,
+  maxServers: number,
+  workspace: string,
+  status: Option.Option<Status>
+): Effect.Effect<ReadonlyArray<readonly [string, string]>> =>
+  Effect.map(
+    Option.match(status, { onNone: () => Effect.succeed([]), onSome: (view) => Effect.orElseSucceed(view, () => []) }),
+    (running) => {
+      const here = new Set(running.filter((server) => server.workspace === workspace).map((s) => s.providerId))
+      return found.filter(([providerId]) => !here.has(providerId)).slice(0, Math.max(0, maxServers - running.length))
+    }
+  )
+
+/**
+ * Warms `workspaceRoot` now (the walk, then one hover per server found that is worth warming, one server after
+ * the other, each ended once its server has started when `status` is given); never fails.
  */
 export const warm = (
   service: LspService.LspServiceShape,
@@ -84,8 +103,9 @@ export const warm = (
     const path = yield* Path.Path
     const search = yield* StdioWorkspace.findFiles(workspaceRoot, targetsOf(config), maxEntries)
     const canonical = realPath(workspaceRoot)
+    const targets = yield* worthWarming([...search.found.entries()], config.maxServers, canonical, status)
     yield* Effect.forEach(
-      search.found.entries(),
+      targets,
       ([providerId, file]) => {
         const hover = service.query({
           operation: "hover",
