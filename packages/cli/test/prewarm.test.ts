@@ -80,6 +80,23 @@ const begun = (seen: Ref.Ref<Seen>, count: number) =>
     return yield* Ref.get(seen)
   })
 
+/**
+ * Lets the queries numbered `from` to `to` (from 0, inclusive) through one at a time: each is released once
+ * it has begun, and the next is waited for only after that.
+ */
+const oneAtATime = (
+  seen: Ref.Ref<Seen>,
+  release: (index: number) => Effect.Effect<void>,
+  from: number,
+  to: number
+) =>
+  Effect.gen(function*() {
+    for (let index = from; index <= to; index++) {
+      yield* begun(seen, index + 1)
+      yield* release(index)
+    }
+  })
+
 /** The query a session would make of `a.one` in `dir`. */
 const hoverIn = (dir: string) =>
   ({
@@ -95,12 +112,7 @@ describe("prewarm", () => {
       const dir = yield* workspace
       const { release, seen, service } = yield* recordingService
       const warming = yield* Effect.fork(Prewarm.warm(service, yield* config, dir))
-      assert.strictEqual((yield* begun(seen, 1)).began.length, 1)
-      yield* release(0)
-      yield* begun(seen, 2)
-      yield* release(1)
-      yield* begun(seen, 3)
-      yield* release(2)
+      yield* oneAtATime(seen, release, 0, 2)
       yield* Fiber.join(warming)
       const { began, peak } = yield* Ref.get(seen)
       assert.sameMembers([...began], ["a.one", "b.two", "c.three"])
@@ -148,12 +160,7 @@ describe("prewarm", () => {
       yield* release(0)
       yield* Fiber.join(first)
       // Then the warm-ups begin, one at a time.
-      yield* begun(seen, 2)
-      yield* release(1)
-      yield* begun(seen, 3)
-      yield* release(2)
-      yield* begun(seen, 4)
-      yield* release(3)
+      yield* oneAtATime(seen, release, 1, 3)
       // A second query of the same workspace warms nothing more.
       const second = yield* Effect.fork(served.query(request))
       yield* begun(seen, 5)
