@@ -9,6 +9,7 @@ import * as Framing from "../src/Framing.js"
 import * as LspStdio from "../src/LspStdio.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
+import { settle, waitFor } from "./support/settle.js"
 
 // The diagnostics wait on the Effect clock: a fake server pushes (or pulls) what each test scripts, and only
 // TestClock moves time.
@@ -23,16 +24,6 @@ const diagnostic = (line: number, message: string, severity = 1) => ({
 
 const Asked = Schema.Struct({ textDocument: Schema.Struct({ uri: Schema.String }) })
 const Opened = Schema.Struct({ textDocument: Schema.Struct({ uri: Schema.String, version: Schema.Number }) })
-
-/** Lets every fiber that can run do so; the host reads real files, so the event loop turns too. */
-const settle = Effect.gen(function*() {
-  for (let i = 0; i < 5; i++) {
-    yield* Effect.async<void>((resume) => {
-      setImmediate(() => resume(Effect.void))
-    })
-    yield* Effect.yieldNow()
-  }
-})
 
 type Publish = (uri: string, version: number | undefined, diagnostics: ReadonlyArray<unknown>) => Effect.Effect<void>
 
@@ -114,8 +105,7 @@ const setup = (
     /** Waits (without moving the clock) until the server has received `n` document syncs, then settles. */
     const synced = (n: number) =>
       Effect.gen(function*() {
-        for (let i = 0; i < 1_000 && (yield* Ref.get(syncs)) < n; i++) yield* settle
-        assert.isAtLeast(yield* Ref.get(syncs), n, "the document was never synced")
+        yield* waitFor(Ref.get(syncs), (count) => count >= n, "the document was never synced")
         yield* settle
       })
     return { ask, synced, uri, write }
@@ -201,12 +191,8 @@ describe("LspStdio diagnostics (pushed, TestClock)", () => {
       assert.deepStrictEqual(messages(yield* Fiber.join(first)), ["v1"])
       // No time passes and nothing is sent: the held set is for the held text.
       const again = yield* Effect.fork(ask())
-      let answered = yield* Fiber.poll(again)
-      for (let i = 0; i < 5_000 && Option.isNone(answered); i++) {
-        yield* settle
-        answered = yield* Fiber.poll(again)
-      }
-      assert.isTrue(Option.isSome(answered), "answered without waiting")
+      // The clock stays still while this waits, so an answer here came without a diagnostics wait.
+      yield* waitFor(Fiber.poll(again), Option.isSome, "answered without waiting")
       assert.strictEqual(yield* Ref.get(syncs), 1)
       // Fix the file: its new text is sent and only the set for that version answers.
       write("let x = 2 // a different size\n")

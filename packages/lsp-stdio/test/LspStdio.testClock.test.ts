@@ -10,6 +10,7 @@ import * as LspStdio from "../src/LspStdio.js"
 import * as StdioStatus from "../src/StdioStatus.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"
+import { settle, waitFor } from "./support/settle.js"
 
 // The real host on the in-memory executor: no process is spawned, and only TestClock moves time.
 
@@ -100,35 +101,6 @@ const noteOpens = (opened: Array<string>, unreadable: Set<string> = new Set()) =
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const HoverParams = Schema.Struct({ position: Schema.Struct({ line: Schema.Number }) })
-
-/**
- * Lets every fiber that can make progress do so, without moving the clock. The host reads real files, so
- * the event loop must turn too (a macrotask), not only the fiber scheduler.
- */
-const settle = Effect.gen(function*() {
-  for (let i = 0; i < 5; i++) {
-    yield* Effect.async<void>((resume) => {
-      setImmediate(() => resume(Effect.void))
-    })
-    yield* Effect.yieldNow()
-  }
-})
-
-/**
- * Settles until `until` holds. Bounded by wall time, not by a number of turns: the file reads go through
- * libuv's thread pool, which on a loaded machine can take longer than thousands of event-loop turns (the
- * TestClock does not move `Date.now()`).
- */
-const waitFor = <A>(effect: Effect.Effect<A>, until: (a: A) => boolean) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 20_000
-    while (true) {
-      const value = yield* effect
-      if (until(value)) return value
-      if (Date.now() > deadline) return yield* Effect.dieMessage("condition never held")
-      yield* settle
-    }
-  })
 
 describe("LspStdio under TestClock (memory executor)", () => {
   it.scoped("an ignored $/cancelRequest tears the server down exactly when killGraceMs has passed", () =>

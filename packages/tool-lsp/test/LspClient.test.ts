@@ -36,8 +36,10 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
 
 const codeOf = (error: unknown) => LspError.isLspError(error) ? error.code : `not an LspError: ${String(error)}`
 
+/** Polls `condition` until it holds; bounded by wall time, since a loaded machine stretches every turn. */
 const until = async (condition: () => Promise<boolean>) => {
-  for (let i = 0; i < 1000; i++) {
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
     if (await condition()) return
     await new Promise((resolve) => setTimeout(resolve, 1))
   }
