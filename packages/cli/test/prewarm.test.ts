@@ -73,6 +73,11 @@ const recordingService = Effect.gen(function*() {
   return { service, seen, release }
 })
 
+/** Each test's start: a workspace of three files, and a recording service. */
+const setup = Effect.all({ dir: workspace, recording: recordingService }).pipe(
+  Effect.map(({ dir, recording }) => ({ dir, ...recording }))
+)
+
 /** Waits until `count` queries have begun. */
 const begun = (seen: Ref.Ref<Seen>, count: number) =>
   Effect.gen(function*() {
@@ -109,8 +114,7 @@ const hoverIn = (dir: string) =>
 describe("prewarm", () => {
   it.scopedLive("warms one server at a time, each after the previous warm-up has ended", () =>
     Effect.gen(function*() {
-      const dir = yield* workspace
-      const { release, seen, service } = yield* recordingService
+      const { dir, release, seen, service } = yield* setup
       const warming = yield* Effect.fork(Prewarm.warm(service, yield* config, dir))
       yield* oneAtATime(seen, release, 0, 2)
       yield* Fiber.join(warming)
@@ -121,8 +125,7 @@ describe("prewarm", () => {
 
   it.scopedLive("warms no more servers than the host keeps at once (maxServers)", () =>
     Effect.gen(function*() {
-      const dir = yield* workspace
-      const { release, seen, service } = yield* recordingService
+      const { dir, release, seen, service } = yield* setup
       // Every warm-up that begins is let through, a third one too, were there one.
       yield* Effect.forkScoped(Effect.forEach([0, 1, 2], release, { discard: true }))
       yield* Prewarm.warm(service, yield* configWith({ maxServers: 2 }), dir)
@@ -131,8 +134,7 @@ describe("prewarm", () => {
 
   it.scopedLive("skips servers already running for the workspace, and counts every running server against maxServers", () =>
     Effect.gen(function*() {
-      const dir = yield* workspace
-      const { release, seen, service } = yield* recordingService
+      const { dir, release, seen, service } = yield* setup
       const status: Prewarm.Status = Effect.succeed([
         { providerId: "one", workspace: NodeFs.realpathSync(dir), state: "idle" },
         { providerId: "two", workspace: "/elsewhere", state: "idle" }
@@ -146,8 +148,7 @@ describe("prewarm", () => {
 
   it.scopedLive("a host warms a workspace only once the query that named it has ended, and only the first time", () =>
     Effect.gen(function*() {
-      const dir = yield* workspace
-      const { release, seen, service } = yield* recordingService
+      const { dir, release, seen, service } = yield* setup
       const prewarm = yield* Prewarm.make(service, yield* config, true)
       const served = Prewarm.afterQueries(service, prewarm)
       const request = hoverIn(dir)
@@ -175,8 +176,7 @@ describe("prewarm", () => {
 
   it.scopedLive("a warm-up begun after a query is interrupted when the prewarm's scope closes", () =>
     Effect.gen(function*() {
-      const dir = yield* workspace
-      const { release, seen, service } = yield* recordingService
+      const { dir, release, seen, service } = yield* setup
       const interrupted = yield* Deferred.make<void>()
       const watched = LspService.LspService.of({
         registerProvider: service.registerProvider,
@@ -200,8 +200,7 @@ describe("prewarm", () => {
 
   it.scopedLive("a disabled prewarm warms nothing", () =>
     Effect.gen(function*() {
-      const dir = yield* workspace
-      const { release, seen, service } = yield* recordingService
+      const { dir, release, seen, service } = yield* setup
       const served = Prewarm.afterQueries(service, yield* Prewarm.make(service, yield* config, false))
       const query = yield* Effect.fork(served.query(hoverIn(dir)))
       yield* release(0)
