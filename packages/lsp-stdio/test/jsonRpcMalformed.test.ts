@@ -49,7 +49,10 @@ describe("JsonRpc frames that are JSON but not JSON-RPC", () => {
       // It names the pending request, but it has a method: it is no answer.
       ["a request with the pending id and a non-string method", { jsonrpc: "2.0", id: 1, method: 5 }],
       ["neither id nor method", { jsonrpc: "2.0", result: 1 }],
-      ["a response to an id never sent, in JSON-RPC 1.0", { jsonrpc: "1.0", id: 99, result: 1 }]
+      ["a response to an id never sent, in JSON-RPC 1.0", { jsonrpc: "1.0", id: 99, result: 1 }],
+      // Members Schema's union check cannot turn into a string (it threw on them): see LspDecode.
+      ["a notification whose jsonrpc cannot be read as a string", { jsonrpc: { toString: 0 }, method: "m" }],
+      ["a request whose jsonrpc is an array of such objects", { jsonrpc: [{ toString: 0 }], id: 4, method: "m" }]
     ] as const
   ) {
     it.scoped(`skips ${name}, counts it, and leaves the pending request and the connection alone`, () =>
@@ -150,7 +153,8 @@ describe("JsonRpc malformed responses to a pending request", () => {
       ["a wrong jsonrpc version", { jsonrpc: "1.0", id: 1, result: 1 }],
       ["no jsonrpc member", { id: 1, result: 1 }],
       ["an error that is not an object", { jsonrpc: "2.0", id: 1, error: "boom" }],
-      ["a null error", { jsonrpc: "2.0", id: 1, result: 1, error: null }]
+      ["a null error", { jsonrpc: "2.0", id: 1, result: 1, error: null }],
+      ["a jsonrpc member that cannot be read as a string", { jsonrpc: { toString: 0 }, id: 1, result: 1 }]
     ] as const
   ) {
     it.scoped(`fails that request with LSP_MALFORMED_RESPONSE on ${name}, and only that request`, () =>

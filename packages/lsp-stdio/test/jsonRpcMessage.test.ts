@@ -1,13 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, FastCheck, Schema } from "effect"
+import { LspDecode } from "@lsp-seam/lsp"
+import { Either, FastCheck } from "effect"
 import * as Message from "../src/internal/jsonRpcMessage.js"
 
-// The union as one schema: what `decodeIncoming` must agree with, message for message.
-const viaUnion = Schema.decodeUnknownEither(Message.Incoming)
+// The union as one schema: what `decodeIncoming` must agree with, message for message. Schema's own check
+// throws on some JSON (`unreadable` below); the guarded one refuses it.
+const viaUnion = LspDecode.decodeUnknownEither(Message.Incoming)
 
-/** Objects shaped like messages, valid and not: every member present, absent or of another type. */
+/** JSON that Schema's union check cannot turn into a string: an own `toString` that is no function. */
+const unreadable = FastCheck.constantFrom<ReadonlyArray<unknown>>(
+  JSON.parse("{\"toString\":0}"),
+  JSON.parse("[{\"toString\":{}}]")
+)
+
+/** Objects shaped like messages, valid and not: every member present, absent, of another type or unreadable. */
 const member = <A>(arbitrary: FastCheck.Arbitrary<A>) =>
-  FastCheck.option(FastCheck.oneof(arbitrary, FastCheck.jsonValue()), { nil: undefined })
+  FastCheck.option(FastCheck.oneof(arbitrary, FastCheck.jsonValue(), unreadable), { nil: undefined })
 
 const messageLike = FastCheck.record({
   jsonrpc: member(FastCheck.constantFrom("2.0", "1.0")),
@@ -47,5 +55,13 @@ describe("decodeIncoming", () => {
       "notification"
     )
     assert.isTrue(Either.isLeft(Message.decodeIncoming({ jsonrpc: "2.0", id: 1.5, result: 1 })))
+  })
+
+  it("refuses a message whose members Schema's union check throws on, and still finds its id", () => {
+    const message = JSON.parse("{\"jsonrpc\":{\"toString\":0},\"id\":3,\"result\":1}")
+    const decoded = Message.decodeIncoming(message)
+    assert.isTrue(Either.isLeft(decoded))
+    assert.include(Either.isLeft(decoded) ? decoded.left : "", "cannot be checked")
+    assert.strictEqual(Message.responseId(message), 3)
   })
 })

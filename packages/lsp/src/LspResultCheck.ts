@@ -11,10 +11,10 @@
  */
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import * as LspDecode from "./LspDecode.js"
 import { type LspLocation, type LspLocationsResult, LspQueryResult } from "./LspResult.js"
 
-const bySchema = Schema.validateEither(LspQueryResult)
+const bySchema = LspDecode.validateEither(LspQueryResult)
 
 /** Only plain objects take the fast way: anything more unusual is the schema's to judge. */
 const isPlain = (value: unknown): value is Record<string, unknown> =>

@@ -11,9 +11,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Registry from "./internal/registry.js"
+import * as LspDecode from "./LspDecode.js"
 import * as LspError from "./LspError.js"
 import { finalExtension } from "./LspExtension.js"
 import type { LspProvider } from "./LspProvider.js"
@@ -63,7 +63,7 @@ const mergeSymbols = (
 const formatIssue = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
 
 // Compiled once: building a decoder per query cost as much as the rest of the routing.
-const decodeRequest = Schema.decodeUnknownEither(LspQueryRequest)
+const decodeRequest = LspDecode.decodeUnknownEither(LspQueryRequest)
 
 /**
  * Builds the registry. When the surrounding scope closes, the service refuses new work with

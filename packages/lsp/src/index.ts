@@ -4,6 +4,11 @@
 export * as LspDeadline from "./LspDeadline.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as LspDecode from "./LspDecode.js"
+
+/**
  * @since 0.1.0
  */
 export * as LspError from "./LspError.js"

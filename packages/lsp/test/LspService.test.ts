@@ -209,6 +209,9 @@ describe("LspService routing", () => {
       })
       const bad = { ...request("a.ts"), position: { line: -1, character: 0 } }
       assert.strictEqual(yield* codeOf(LspService.query(bad)), "LSP_INVALID_ARGUMENTS")
+      // JSON on which Schema's own union check throws (see LspDecode): refused the same way.
+      const unreadable = { ...request("a.ts"), operation: JSON.parse("{\"toString\":0}") }
+      assert.strictEqual(yield* codeOf(LspService.query(unreadable)), "LSP_INVALID_ARGUMENTS")
       assert.strictEqual((yield* fake.queries).length, 0)
     }).pipe(Effect.provide(LspService.layer)))
 
@@ -220,5 +223,8 @@ describe("LspService routing", () => {
       const broken = JSON.parse("{\"kind\":\"locations\",\"locations\":[{\"uri\":1}],\"resolvedWorkspaceUri\":\"x\"}")
       yield* LspService.registerProvider(provider("broken", { py: "python" }, broken))
       assert.strictEqual(yield* codeOf(LspService.query(request("a.py"))), "LSP_MALFORMED_RESPONSE")
+      const unreadable = JSON.parse("{\"kind\":{\"toString\":0}}")
+      yield* LspService.registerProvider(provider("unreadable", { go: "go" }, unreadable))
+      assert.strictEqual(yield* codeOf(LspService.query(request("a.go"))), "LSP_MALFORMED_RESPONSE")
     }).pipe(Effect.provide(LspService.layer)))
 })

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { LspError } from "@lsp-seam/lsp"
+import { LspDecode, LspError } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -73,10 +73,11 @@ export interface ResponseError {
 
 export type RequestId = typeof RequestId.Type
 
-const decodeIncomingEither = Schema.decodeUnknownEither(Incoming)
-const decodeRequest = Schema.decodeUnknownEither(Request)
-const decodeNotification = Schema.decodeUnknownEither(Notification)
-const decodeResponse = Schema.decodeUnknownEither(Response)
+// A server's JSON can make Schema's own union check throw (see `LspDecode`); these refuse such a message instead.
+const decodeIncomingEither = LspDecode.decodeUnknownEither(Incoming)
+const decodeRequest = LspDecode.decodeUnknownEither(Request)
+const decodeNotification = LspDecode.decodeUnknownEither(Notification)
+const decodeResponse = LspDecode.decodeUnknownEither(Response)
 
 /**
  * The common case, checked without the schema: a response with a result to one of our requests (integer

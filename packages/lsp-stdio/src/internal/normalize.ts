@@ -3,7 +3,7 @@
  * Schema; anything that does not fit the protocol is `LSP_MALFORMED_RESPONSE` with a message that says
  * what was wrong and where, never silently dropped.
  */
-import { LspError, LspQuery, type LspResult } from "@lsp-seam/lsp"
+import { LspDecode, LspError, LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -69,7 +69,7 @@ export const decodeAt = <A, I>(
   where: string,
   input: unknown
 ): Either.Either<A, LspError.LspError> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all" })(input), (error) => {
+  Either.mapLeft(LspDecode.decodeUnknownEither(schema, { errors: "all" })(input), (error) => {
     const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
       .map((issue) => `result${where}${formatPath(issue.path)}: ${issue.message}`)
     return malformed(operation, `${what}: ${issues.join("; ")}`, `result${where}`)
