@@ -12,7 +12,7 @@ import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as Socket from "@effect/platform/Socket"
 import * as RpcClient from "@effect/rpc/RpcClient"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { LspDeadline, LspError, LspProvider, LspQuery, LspService } from "@lsp-seam/lsp"
+import { LspDeadline, LspDecode, LspError, LspProvider, LspQuery, LspService } from "@lsp-seam/lsp"
 import type { LspResult } from "@lsp-seam/lsp"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -23,9 +23,9 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { mapRemote } from "./internal/clientErrors.js"
+import { guardSerialization } from "./internal/hostGuard.js"
 import * as LspRemoteAddress from "./LspRemoteAddress.js"
 import * as LspRemoteAuth from "./LspRemoteAuth.js"
 import * as LspRpc from "./LspRpc.js"
@@ -150,7 +150,7 @@ const openSocket = (transport: Transport, connectTimeoutMs: number): Effect.Effe
       ]
     }).pipe(Effect.provide(NodeSocket.layerWebSocketConstructor))
 
-const decodeRequest = Schema.decodeUnknownEither(LspQuery.LspQueryRequest)
+const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
 
 const checkOptions = (options: ClientOptions): Effect.Effect<{
   readonly connectTimeoutMs: number
@@ -209,7 +209,7 @@ export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape
       Effect.provideService(Socket.Socket, socket),
       Effect.provideService(
         RpcSerialization.RpcSerialization,
-        RpcSerialization.makeNdjson({ maxBufferSize: maxResponseBytes })
+        guardSerialization(RpcSerialization.makeNdjson({ maxBufferSize: maxResponseBytes }))
       )
     )
     const rpc = yield* RpcClient.make(LspRpc.LspRpcs, { disableTracing: true }).pipe(

@@ -6,11 +6,12 @@
  */
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
-import { LspError, LspQuery, LspResult, LspResultCheck } from "@lsp-seam/lsp"
+import { LspDecode, LspError, LspQuery, LspResult, LspResultCheck } from "@lsp-seam/lsp"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 
 /**
  * The lsp-seam version this package speaks for. A host answers `Hello` with it unless told otherwise, and a
@@ -152,6 +153,31 @@ export const QueryResult: Schema.Schema<LspResult.LspQueryResult> = Schema.decla
   arbitrary: () => () => Arbitrary.make(LspResult.LspQueryResult)
 })
 
+const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
+
+const checkRequest = (value: unknown, options: SchemaAST.ParseOptions) =>
+  Either.match(decodeRequest(value, options), {
+    onLeft: (error) => ParseResult.fail(error.issue),
+    onRight: ParseResult.succeed
+  })
+
+/**
+ * `LspQuery.LspQueryRequest` as the wire carries it: the same values, errors and JSON (the schema has no
+ * transformation), checked with `LspDecode`. The RPC server decodes a payload with Schema while it
+ * dispatches, and a payload Schema's own check throws on (see `LspDecode`) left the call unanswered.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const QueryRequest: Schema.Schema<LspQuery.LspQueryRequest> = Schema.declare([], {
+  decode: () => checkRequest,
+  encode: () => checkRequest
+}, {
+  identifier: "LspQueryRequest",
+  description: "an LspQueryRequest",
+  arbitrary: () => () => Arbitrary.make(LspQuery.LspQueryRequest)
+})
+
 /**
  * One seam query: every operation of `LspQueryRequest`, answered with an `LspQueryResult` or a coded
  * `LspError`, exactly as the host's `LspService.query` answers it.
@@ -160,7 +186,7 @@ export const QueryResult: Schema.Schema<LspResult.LspQueryResult> = Schema.decla
  * @category rpcs
  */
 export class Query extends Rpc.make("Query", {
-  payload: LspQuery.LspQueryRequest,
+  payload: QueryRequest,
   success: QueryResult,
   error: LspError.LspError
 }) {}

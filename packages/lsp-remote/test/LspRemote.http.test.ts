@@ -164,7 +164,8 @@ describe("LspRemote over TCP (WebSocket)", () => {
     const messages: ReadonlyArray<[string, Buffer]> = [
       ["an oversized message (refused by its frame header)", textFrame("x".repeat(5000))],
       ["a message that is not JSON", textFrame("{not json}\n")],
-      ["JSON that is no protocol message", textFrame("[1,2,3]\n")]
+      ["JSON that is no protocol message", textFrame("[1,2,3]\n")],
+      ["a tag that cannot be read as a string", textFrame("{\"_tag\":{\"toString\":0}}\n")]
     ]
     for (const [name, message] of messages) {
       it.scopedLive(name, () =>

@@ -6,6 +6,7 @@
  */
 import * as Socket from "@effect/platform/Socket"
 import * as SocketServer from "@effect/platform/SocketServer"
+import { LspDecode } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -30,7 +31,7 @@ const ClientMessage = Schema.Union(
   Schema.Struct({ _tag: Schema.Literal("Ping", "Eof") })
 )
 
-const isClientMessage = Schema.is(ClientMessage)
+const isClientMessage = LspDecode.is(ClientMessage)
 
 /** WebSocket close codes: 1009 "message too big", 1007 "invalid frame payload data". */
 type Violation = { readonly code: 1009 | 1007; readonly reason: string }
