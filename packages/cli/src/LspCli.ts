@@ -15,7 +15,6 @@
  *
  * @since 0.1.0
  */
-import * as McpServer from "@effect/ai/McpServer"
 import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
@@ -28,7 +27,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { LspError, LspExtension, LspService } from "@lsp-seam/lsp"
 import { LspStdio } from "@lsp-seam/lsp-stdio"
-import { LspMcp, LspSession, LspToolHandler, LspToolInput } from "@lsp-seam/tool-lsp"
+import { LspMcp, LspMcpStdio, LspSession, LspToolHandler, LspToolInput } from "@lsp-seam/tool-lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -195,7 +194,7 @@ const mcp = Command.make("mcp", {
     const loaded = yield* loadConfig(args.config, workspace)
     const server = LspMcp.layer().pipe(
       Layer.provide(
-        McpServer.layerStdio({ name: "lsp-seam", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
+        LspMcpStdio.layer({ name: "lsp-seam", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
       ),
       Layer.provide(Prewarm.layer(workspace, loaded.config, !args.noPrewarm)),
       Layer.provide(yield* RemoteOptions.serviceLayer(args, workspace, () => hostLayer(loaded))),
