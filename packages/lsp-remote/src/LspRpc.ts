@@ -129,11 +129,21 @@ export class Hello extends Rpc.make("Hello", {
   error: LspError.LspError
 }) {}
 
-const checkResult = (value: unknown) =>
-  Either.match(LspResultCheck.validate(value), {
-    onLeft: (error) => ParseResult.fail(error.issue),
-    onRight: ParseResult.succeed
-  })
+/**
+ * A Schema of `A` both ways (a wire Schema without transformation: the same values and JSON), checked by
+ * `check` in place of Schema's own check.
+ */
+const checkedBy = <A>(
+  check: (value: unknown, options: SchemaAST.ParseOptions) => Either.Either<A, ParseResult.ParseError>,
+  annotations: Schema.Annotations.Schema<A, readonly []>
+): Schema.Schema<A> => {
+  const parse = (value: unknown, options: SchemaAST.ParseOptions) =>
+    Either.match(check(value, options), {
+      onLeft: (error) => ParseResult.fail(error.issue),
+      onRight: ParseResult.succeed
+    })
+  return Schema.declare([], { decode: () => parse, encode: () => parse }, annotations)
+}
 
 /**
  * `LspResult.LspQueryResult` as the wire carries it: the same values, the same errors, and the same JSON
@@ -144,22 +154,11 @@ const checkResult = (value: unknown) =>
  * @since 0.2.0
  * @category schemas
  */
-export const QueryResult: Schema.Schema<LspResult.LspQueryResult> = Schema.declare([], {
-  decode: () => checkResult,
-  encode: () => checkResult
-}, {
+export const QueryResult: Schema.Schema<LspResult.LspQueryResult> = checkedBy(LspResultCheck.validate, {
   identifier: "LspQueryResult",
   description: "an LspQueryResult",
   arbitrary: () => () => Arbitrary.make(LspResult.LspQueryResult)
 })
-
-const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
-
-const checkRequest = (value: unknown, options: SchemaAST.ParseOptions) =>
-  Either.match(decodeRequest(value, options), {
-    onLeft: (error) => ParseResult.fail(error.issue),
-    onRight: ParseResult.succeed
-  })
 
 /**
  * `LspQuery.LspQueryRequest` as the wire carries it: the same values, errors and JSON (the schema has no
@@ -169,14 +168,14 @@ const checkRequest = (value: unknown, options: SchemaAST.ParseOptions) =>
  * @since 0.2.0
  * @category schemas
  */
-export const QueryRequest: Schema.Schema<LspQuery.LspQueryRequest> = Schema.declare([], {
-  decode: () => checkRequest,
-  encode: () => checkRequest
-}, {
-  identifier: "LspQueryRequest",
-  description: "an LspQueryRequest",
-  arbitrary: () => () => Arbitrary.make(LspQuery.LspQueryRequest)
-})
+export const QueryRequest: Schema.Schema<LspQuery.LspQueryRequest> = checkedBy(
+  LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest),
+  {
+    identifier: "LspQueryRequest",
+    description: "an LspQueryRequest",
+    arbitrary: () => () => Arbitrary.make(LspQuery.LspQueryRequest)
+  }
+)
 
 /**
  * One seam query: every operation of `LspQueryRequest`, answered with an `LspQueryResult` or a coded

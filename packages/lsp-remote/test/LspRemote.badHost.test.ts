@@ -4,7 +4,7 @@ import { Duration, Effect, Fiber } from "effect"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import { clientOf, codeOf, request, tempDir } from "./support.js"
+import { clientOf, codeOf, listening, request, tempDir } from "./support.js"
 
 // Generous, so a loaded machine does not flake; a hang (what these cases did before) never ends.
 const eventBudget = Duration.seconds(5)
@@ -48,15 +48,7 @@ const rawHost = (replies: ReadonlyArray<Reply>) =>
       })
       socket.on("error", () => {})
     })
-    yield* Effect.acquireRelease(
-      Effect.async<void>((resume) => {
-        server.listen(path, () => resume(Effect.void))
-      }),
-      () =>
-        Effect.async<void>((resume) => {
-          server.close(() => resume(Effect.void))
-        })
-    )
+    yield* listening(server, path)
     return yield* clientOf(LspRemoteClient.socket(path))
   })
 

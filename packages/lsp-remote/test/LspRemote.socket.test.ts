@@ -6,7 +6,17 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import { clientOf, codeOf, makeHost, rawConnect, request, serveSocket, tempDir, untilClosed } from "./support.js"
+import {
+  clientOf,
+  codeOf,
+  listening,
+  makeHost,
+  rawConnect,
+  request,
+  serveSocket,
+  tempDir,
+  untilClosed
+} from "./support.js"
 
 const socketIn = (dir: string) => Path.join(dir, "run", "host.sock")
 
@@ -186,16 +196,7 @@ describe("LspRemote over a Unix socket", () => {
       // kernel closes a SIGKILLed process's sockets.
       const dir = yield* tempDir
       const path = Path.join(dir, "dying.sock")
-      const dying = Net.createServer((connection) => connection.once("data", () => connection.destroy()))
-      yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => {
-          dying.listen(path, () => resume(Effect.void))
-        }),
-        () =>
-          Effect.async<void>((resume) => {
-            dying.close(() => resume(Effect.void))
-          })
-      )
+      yield* listening(Net.createServer((connection) => connection.once("data", () => connection.destroy())), path)
       const client = yield* clientOf(LspRemoteClient.socket(path))
       const [elapsed, code] = yield* Effect.timed(codeOf(client.query(request("a.ts"))))
       assert.strictEqual(code, "LSP_REMOTE_UNAVAILABLE")

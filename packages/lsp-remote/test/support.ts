@@ -137,3 +137,15 @@ export const untilClosed = (socket: Net.Socket): Effect.Effect<string> =>
 
 export const clientOf = (transport: LspRemoteClient.Transport, options: Partial<LspRemoteClient.ClientOptions> = {}) =>
   LspRemoteClient.make({ transport, ...options })
+
+/** `server` listening on the Unix socket `path` for the rest of the scope. */
+export const listening = (server: Net.Server, path: string): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<void>((resume) => {
+      server.listen(path, () => resume(Effect.void))
+    }),
+    () =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+  )
