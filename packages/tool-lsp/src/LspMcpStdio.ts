@@ -37,13 +37,19 @@ import { makeIdMap } from "./internal/mcpIds.js"
 import { checkLine, makeLineReader } from "./internal/mcpLines.js"
 
 /**
+ * The options of `McpServer.layerStdio`.
+ *
  * @since 0.2.0
  * @category models
  */
 export interface StdioOptions<EIn, RIn, EOut, ROut> {
+  /** The server's name in `initialize`'s answer. */
   readonly name: string
+  /** The server's version in `initialize`'s answer. */
   readonly version: string
+  /** What the client writes (for the CLI, `NodeStream.stdin`); its end ends the session. */
   readonly stdin: Stream.Stream<Uint8Array, EIn, RIn>
+  /** Where the server writes, one JSON-RPC message per line (for the CLI, `NodeSink.stdout`). */
   readonly stdout: Sink.Sink<unknown, Uint8Array | string, unknown, EOut, ROut>
 }
 
