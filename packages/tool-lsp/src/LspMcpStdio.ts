@@ -34,7 +34,7 @@ import * as Option from "effect/Option"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import { makeIdMap } from "./internal/mcpIds.js"
-import { checkLine, makeLineReader } from "./internal/mcpLines.js"
+import { checkLine } from "./internal/mcpLines.js"
 
 /**
  * The options of `McpServer.layerStdio`.
@@ -51,6 +51,20 @@ export interface StdioOptions<EIn, RIn, EOut, ROut> {
   readonly stdin: Stream.Stream<Uint8Array, EIn, RIn>
   /** Where the server writes, one JSON-RPC message per line (for the CLI, `NodeSink.stdout`). */
   readonly stdout: Sink.Sink<unknown, Uint8Array | string, unknown, EOut, ROut>
+}
+
+/**
+ * Splits a byte stream into lines (UTF-8, `\n`-terminated, an optional `\r` dropped, blank lines skipped),
+ * across chunk boundaries.
+ */
+const makeLineReader = (): (chunk: Uint8Array) => ReadonlyArray<string> => {
+  const decoder = new TextDecoder()
+  let pending = ""
+  return (chunk) => {
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n")
+    pending = lines.pop()!
+    return lines.map((line) => line.endsWith("\r") ? line.slice(0, -1) : line).filter((line) => line.trim() !== "")
+  }
 }
 
 const makeProtocol = <EIn, RIn, EOut, ROut>(options: StdioOptions<EIn, RIn, EOut, ROut>) =>

@@ -112,17 +112,3 @@ export const checkLine = (line: string): CheckedLine => {
   const [replies, forward] = Arr.partitionMap(Array.isArray(json) ? json : [json], checkMessage)
   return { forward, replies: replies.filter((line) => line !== undefined) }
 }
-
-/**
- * Splits a byte stream into lines (UTF-8, `\n`-terminated, an optional `\r` dropped, blank lines skipped),
- * across chunk boundaries.
- */
-export const makeLineReader = (): (chunk: Uint8Array) => ReadonlyArray<string> => {
-  const decoder = new TextDecoder()
-  let pending = ""
-  return (chunk) => {
-    const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n")
-    pending = lines.pop()!
-    return lines.map((line) => line.endsWith("\r") ? line.slice(0, -1) : line).filter((line) => line.trim() !== "")
-  }
-}
