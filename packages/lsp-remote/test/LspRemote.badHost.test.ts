@@ -15,7 +15,7 @@ const within = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 /** JSON that Schema's own union check cannot turn into a string (see LspDecode). */
 const unreadable = { toString: 0 }
 
-/** What the host writes for a request with this id; nothing when undefined. */
+/** What the host writes for a request with this id (a string as it is, else as JSON); nothing when undefined. */
 type Reply = (requestId: string) => unknown
 
 const answered: Reply = (requestId) => ({
@@ -28,7 +28,7 @@ const answered: Reply = (requestId) => ({
  * A host that speaks the wire format by hand: the n-th request it reads gets `replies[n](id)` (nothing when
  * `replies` has run out).
  */
-const rawHost = (replies: ReadonlyArray<Reply>) =>
+const rawHost = (replies: ReadonlyArray<Reply>, options: Partial<LspRemoteClient.ClientOptions> = {}) =>
   Effect.gen(function*() {
     const dir = yield* tempDir
     Fs.mkdirSync(Path.join(dir, "run"), { mode: 0o700 })
@@ -43,13 +43,13 @@ const rawHost = (replies: ReadonlyArray<Reply>) =>
           const message: { _tag: unknown; id: unknown } = JSON.parse(line)
           const id = message._tag === "Request" && typeof message.id === "string" ? message.id : undefined
           const reply = id === undefined ? undefined : replies[served++]?.(id)
-          if (reply !== undefined) socket.write(`${JSON.stringify(reply)}\n`)
+          if (reply !== undefined) socket.write(typeof reply === "string" ? reply : `${JSON.stringify(reply)}\n`)
         }
       })
       socket.on("error", () => {})
     })
     yield* listening(server, path)
-    return yield* clientOf(LspRemoteClient.socket(path))
+    return yield* clientOf(LspRemoteClient.socket(path), options)
   })
 
 describe("LspRemote client, facing a host that breaks the protocol", () => {
@@ -83,6 +83,26 @@ describe("LspRemote client, facing a host that breaks the protocol", () => {
         const second = yield* Effect.fork(codeOf(client.query(request("b.ts", "hover"))))
         assert.strictEqual(yield* within(Fiber.join(first)), "LSP_PROTOCOL_ERROR")
         assert.strictEqual(yield* within(Fiber.join(second)), "LSP_PROTOCOL_ERROR")
+      }))
+  }
+
+  const lines: ReadonlyArray<[string, string, Partial<LspRemoteClient.ClientOptions>]> = [
+    ["a line that is not JSON", "{not json}\n", {}],
+    // Over the client's limit, which its reader enforces.
+    ["a line longer than maxResponseBytes", `{"_tag":"Pong","pad":"${"x".repeat(4_000)}"}\n`, {
+      maxResponseBytes: 2_048
+    }]
+  ]
+  for (const [name, line, options] of lines) {
+    it.scopedLive(`${name}: every call in flight fails with LSP_PROTOCOL_ERROR, the next one is answered`, () =>
+      Effect.gen(function*() {
+        // The ndjson reader throws on such a line, and used to throw on it again with every later chunk.
+        const client = yield* rawHost([() => undefined, () => line, answered], options)
+        const first = yield* Effect.fork(codeOf(client.query(request("a.ts", "hover"))))
+        const second = yield* Effect.fork(codeOf(client.query(request("b.ts", "hover"))))
+        assert.strictEqual(yield* within(Fiber.join(first)), "LSP_PROTOCOL_ERROR")
+        assert.strictEqual(yield* within(Fiber.join(second)), "LSP_PROTOCOL_ERROR")
+        assert.deepStrictEqual(yield* within(client.query(request("a.ts", "hover"))), { kind: "hover", hover: null })
       }))
   }
 })

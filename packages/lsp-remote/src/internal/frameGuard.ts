@@ -11,10 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { LspRpcs } from "../LspRpc.js"
-
-// Request ids are decimal bigints on the wire; the RPC server converts them with `BigInt`, which throws on
-// anything else.
-const RequestId = Schema.String.pipe(Schema.pattern(/^[0-9]{1,20}$/))
+import { RequestId } from "./requestId.js"
 
 const ClientMessage = Schema.Union(
   Schema.Struct({

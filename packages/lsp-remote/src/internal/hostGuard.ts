@@ -3,15 +3,13 @@
  * with `BigInt` and decodes its exit with Schema while it dispatches; a value either of them throws on (an id
  * that is no decimal string, a `_tag` Schema's union check cannot turn into a string, see `LspDecode`) is lost
  * there, and the call it answers waits forever. Each decoded message is checked first: an answer that fails
- * the check becomes a defect of that call alone (`LSP_PROTOCOL_ERROR`), and any other invalid message a
- * `Defect` of the connection, which fails every call in flight with the same code.
+ * the check becomes a defect of that call alone (`LSP_PROTOCOL_ERROR`), and any other invalid message or
+ * unreadable line a `Defect` of the connection, which fails every call in flight with the same code.
  */
 import type * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import { LspDecode } from "@lsp-seam/lsp"
 import * as Schema from "effect/Schema"
-
-// Request ids are decimal bigints on the wire, as the client sends them.
-const decimal = /^[0-9]{1,20}$/
+import { isRequestId, RequestId } from "./requestId.js"
 
 // The exit's own structure (its tags and its cause tree); success values and errors are the group's Schemas'
 // to check, and those never throw (`LspRpc.QueryResult` checks with `LspResultCheck`, the rest are plain
@@ -23,7 +21,7 @@ const ExitShape = Schema.encodedSchema(
 const isValid = LspDecode.is(Schema.Union(
   Schema.Struct({
     _tag: Schema.Literal("Exit"),
-    requestId: Schema.String.pipe(Schema.pattern(decimal)),
+    requestId: RequestId,
     exit: ExitShape
   }),
   Schema.Struct({ _tag: Schema.Literal("Defect"), defect: Schema.Unknown }),
@@ -34,7 +32,7 @@ const isValid = LspDecode.is(Schema.Union(
 /** The id of an answer the check refused, when it can still be read. */
 const answerId = (message: unknown): string | undefined =>
   typeof message === "object" && message !== null && "_tag" in message && message._tag === "Exit" &&
-    "requestId" in message && typeof message.requestId === "string" && decimal.test(message.requestId)
+    "requestId" in message && isRequestId(message.requestId)
     ? message.requestId
     : undefined
 
@@ -49,13 +47,29 @@ const checked = (message: unknown): unknown => {
     : { _tag: "Exit", requestId, exit: { _tag: "Failure", cause: { _tag: "Die", defect: `${invalid} as an answer.` } } }
 }
 
-/** `serialization` with every message it decodes checked first. */
+/**
+ * `serialization` with every message it decodes checked first. A line its reader cannot read (not JSON, or
+ * longer than its limit) is a `Defect` too: the ndjson reader keeps a line that is not JSON and throws on it
+ * again with every later chunk, and the RPC client reads on after the throw, so each later answer on that
+ * connection was lost as well. The reader is replaced, dropping what it held.
+ */
 export const guardSerialization = (
   serialization: RpcSerialization.RpcSerialization["Type"]
 ): RpcSerialization.RpcSerialization["Type"] => ({
   ...serialization,
   unsafeMake: () => {
-    const parser = serialization.unsafeMake()
-    return { encode: parser.encode, decode: (data) => parser.decode(data).map(checked) }
+    let parser = serialization.unsafeMake()
+    return {
+      encode: (response) => parser.encode(response),
+      decode: (data) => {
+        try {
+          return parser.decode(data).map(checked)
+        } catch (thrown) {
+          parser = serialization.unsafeMake()
+          const why = thrown instanceof Error ? thrown.message : "it could not be read"
+          return [{ _tag: "Defect", defect: `The host sent a line the client cannot read (${why}).` }]
+        }
+      }
+    }
   }
 })
