@@ -248,6 +248,8 @@ const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
   LSP_REMOTE_UNAVAILABLE: "The remote lsp-seam host cannot be reached, or the connection dropped before it answered.",
   LSP_REMOTE_UNAUTHORIZED: "The remote lsp-seam host refused the bearer token (missing or wrong).",
   LSP_REMOTE_INCOMPATIBLE: "The remote lsp-seam host runs another version or configuration than this client.",
+  LSP_REMOTE_FORBIDDEN: "The remote host does not serve that workspace: it is outside the host's served roots.",
+  LSP_RESPONSE_TOO_LARGE: "A language server's answer exceeded the host's frame limit; only that query failed.",
   LSP_CRASH_LOOP: "The server crashed too often recently; restarts are paused for a while.",
   LSP_INVALID_CONFIG: "The configuration (file, server settings or tool limits) is invalid.",
   LSP_EXECUTABLE_NOT_FOUND: "A server's command does not resolve to an executable file.",

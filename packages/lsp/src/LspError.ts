@@ -48,7 +48,10 @@ export const LspErrorCode = Schema.Literal(
   // The remote provider (since 0.2.0)
   "LSP_REMOTE_UNAVAILABLE",
   "LSP_REMOTE_UNAUTHORIZED",
-  "LSP_REMOTE_INCOMPATIBLE"
+  "LSP_REMOTE_INCOMPATIBLE",
+  "LSP_REMOTE_FORBIDDEN",
+  // The wire's limits
+  "LSP_RESPONSE_TOO_LARGE"
 )
 
 /**
@@ -328,6 +331,22 @@ export const remoteUnauthorized = constructor("LSP_REMOTE_UNAUTHORIZED")
  * @category constructors
  */
 export const remoteIncompatible = constructor("LSP_REMOTE_INCOMPATIBLE")
+
+/**
+ * The remote host does not serve the asked workspace: it lies outside the host's served roots.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const remoteForbidden = constructor("LSP_REMOTE_FORBIDDEN")
+
+/**
+ * A language server's answer is larger than the host's frame limit; that query alone fails.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const responseTooLarge = constructor("LSP_RESPONSE_TOO_LARGE")
 
 /**
  * True for any `LspError`, whichever copy of the class made it.
