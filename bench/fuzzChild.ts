@@ -13,7 +13,7 @@
  */
 import "./support/register.js"
 
-const { FramingDecoder } = await import("../packages/lsp-stdio/src/internal/framingDecoder.js")
+const { FramingDecoder } = await import("../packages/lsp-stdio/src/internal/wire/framingDecoder.js")
 const { LspError } = await import("@lsp-seam/lsp")
 const { prng } = await import("./support/prng.js")
 

@@ -4,7 +4,7 @@
  */
 import * as Assert from "node:assert"
 import * as Fs from "node:fs"
-import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/src/internal/serverInstance.js"
+import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/src/internal/servers/serverInstance.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"

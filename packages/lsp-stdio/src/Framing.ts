@@ -14,7 +14,7 @@ import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
-import * as internal from "./internal/framingDecoder.js"
+import * as internal from "./internal/wire/framingDecoder.js"
 
 /**
  * Why a stream of frames was rejected: the `detail.reason` of the protocol error.

@@ -23,10 +23,10 @@ import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as Framing from "./Framing.js"
-import * as Answers from "./internal/jsonRpcAnswers.js"
-import * as Cancellation from "./internal/jsonRpcCancellation.js"
-import * as Message from "./internal/jsonRpcMessage.js"
-import * as Outbox from "./internal/outbox.js"
+import * as Answers from "./internal/wire/jsonRpcAnswers.js"
+import * as Cancellation from "./internal/wire/jsonRpcCancellation.js"
+import * as Message from "./internal/wire/jsonRpcMessage.js"
+import * as Outbox from "./internal/wire/outbox.js"
 
 /**
  * Raw bytes both ways; the connection does the framing.

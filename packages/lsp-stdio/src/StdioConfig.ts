@@ -12,9 +12,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import * as ConfigErrors from "./internal/configErrors.js"
-import * as ConfigFields from "./internal/configFields.js"
-import * as ConfigVariable from "./internal/configVariable.js"
+import * as ConfigErrors from "./internal/config/configErrors.js"
+import * as ConfigFields from "./internal/config/configFields.js"
+import * as ConfigVariable from "./internal/config/configVariable.js"
 
 /**
  * The largest value accepted for a timer, in milliseconds (the largest delay a JavaScript timer can hold).

@@ -7,8 +7,8 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as FileAccess from "./internal/fileAccess.js"
-import * as WorkspaceFiles from "./internal/workspaceFiles.js"
+import * as FileAccess from "./internal/files/fileAccess.js"
+import * as WorkspaceFiles from "./internal/files/workspaceFiles.js"
 
 /**
  * Who wants a file: an id (a provider id, say), the extensions it handles (lower-case, with the dot), and

@@ -17,10 +17,10 @@ import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as Take from "effect/Take"
 import * as Framing from "./Framing.js"
-import * as FakeServerImpl from "./internal/fakeServer.js"
-import * as MemoryExecutor from "./internal/memoryExecutor.js"
-import * as MemoryLanguageServer from "./internal/memoryLanguageServer.js"
 import type * as JsonRpc from "./JsonRpc.js"
+import * as FakeServerImpl from "./testing/fakeServer.js"
+import * as MemoryExecutor from "./testing/memoryExecutor.js"
+import * as MemoryLanguageServer from "./testing/memoryLanguageServer.js"
 
 /**
  * The server's end of a memory transport.

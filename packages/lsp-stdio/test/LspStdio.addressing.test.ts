@@ -5,7 +5,7 @@ import { Effect, Either, Exit, Fiber, Layer, Ref, Schema, Scope, TestClock } fro
 import * as NodeFs from "node:fs"
 import * as NodePath_ from "node:path"
 import { pathToFileURL } from "node:url"
-import * as ProjectModel from "../src/internal/projectModel.js"
+import * as ProjectModel from "../src/internal/host/projectModel.js"
 import * as LspStdio from "../src/LspStdio.js"
 import * as Testing from "../src/testing.js"
 import { makeWorkspace } from "./support/fakeHost.js"

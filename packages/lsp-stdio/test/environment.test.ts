@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { isScrubbed, pathVariable, scrubEnvironment } from "../src/internal/environment.js"
+import { isScrubbed, pathVariable, scrubEnvironment } from "../src/internal/process/environment.js"
 
 describe("scrubEnvironment", () => {
   const ambient = {

@@ -3,7 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { resolveExecutable } from "../src/internal/executable.js"
+import { resolveExecutable } from "../src/internal/process/executable.js"
 
 const setup = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem

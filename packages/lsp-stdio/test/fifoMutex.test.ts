@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Ref, TestClock } from "effect"
-import * as FifoMutex from "../src/internal/fifoMutex.js"
+import * as FifoMutex from "../src/internal/servers/fifoMutex.js"
 import { interruptAtOp } from "./support/interruptAtOp.js"
 
 describe("FifoMutex", () => {

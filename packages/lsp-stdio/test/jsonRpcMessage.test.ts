@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspDecode } from "@lsp-seam/lsp"
 import { Either, FastCheck } from "effect"
-import * as Message from "../src/internal/jsonRpcMessage.js"
+import * as Message from "../src/internal/wire/jsonRpcMessage.js"
 
 // The union as one schema: what `decodeIncoming` must agree with, message for message. Schema's own check
 // throws on some JSON (`unreadable` below); the guarded one refuses it.

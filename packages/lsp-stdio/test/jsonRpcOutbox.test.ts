@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
 import { Chunk, Deferred, Effect, Exit, Fiber, Option, Ref, Sink, Stream } from "effect"
-import * as Outbox from "../src/internal/outbox.js"
+import * as Outbox from "../src/internal/wire/outbox.js"
 
 const frame = (n: number) => new Uint8Array([n])
 

@@ -3,7 +3,7 @@ import type { LspError } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
-import { codeBlock, normalizeHover, normalizeLocations } from "../src/internal/normalize.js"
+import { codeBlock, normalizeHover, normalizeLocations } from "../src/internal/answers/normalize.js"
 
 const range = (a: number, b: number, c: number, d: number) => ({
   start: { line: a, character: b },

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck } from "effect"
-import * as Normalize from "../src/internal/normalize.js"
+import * as Normalize from "../src/internal/answers/normalize.js"
 
 // The field-by-field checks must give exactly what the schemas give: the same location, or the same error.
 const viaSchema = {

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { LspError } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { normalizeCalls, normalizePrepared } from "../src/internal/normalizeCalls.js"
-import { normalizeDocumentSymbols, normalizeWorkspaceSymbols } from "../src/internal/normalizeSymbols.js"
+import { normalizeCalls, normalizePrepared } from "../src/internal/answers/normalizeCalls.js"
+import { normalizeDocumentSymbols, normalizeWorkspaceSymbols } from "../src/internal/answers/normalizeSymbols.js"
 
 const range = (line: number, from = 0, to = 1) => ({ start: { line, character: from }, end: { line, character: to } })
 const node = (name: string, line: number, children?: ReadonlyArray<unknown>) => ({

@@ -1,14 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
-import * as Permits from "../src/internal/permits.js"
-import * as ServerKey from "../src/internal/serverKey.js"
+import { Effect, Exit, Fiber, Scope } from "effect"
+import * as Permits from "../src/internal/servers/permits.js"
+import * as ServerKey from "../src/internal/servers/serverKey.js"
 
 const workspace = { path: "/w", uri: "file:///w" }
 const ts = ServerKey.make("typescript", workspace)
 const py = ServerKey.make("python", workspace)
 
+/** Holds the permit in a scope of its own; the effect returned closes that scope (the release). */
 const take = (permits: Permits.Permits, key: ServerKey.ServerKey) =>
-  Effect.uninterruptibleMask((restore) => permits.acquireWith(key, restore))
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Scope.extend(permits.hold(key), scope)
+    return Scope.close(scope, Exit.void)
+  })
 
 describe("Permits", () => {
   it.effect("one permit per server: two servers of one workspace do not wait for each other", () =>

@@ -6,7 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import * as Pool from "../src/internal/pool.js"
+import * as Pool from "../src/internal/servers/pool.js"
 import { interruptAtOp } from "./support/interruptAtOp.js"
 
 interface Value {
@@ -31,14 +31,7 @@ const counted = (live: { count: number }, startDelayMs = 0): Pool.Recipe<Value> 
 })
 
 const leaseAndRelease = (pool: Pool.Pool<Value>, key: string, recipe: Pool.Recipe<Value>) =>
-  Effect.gen(function*() {
-    let release: Pool.Release | undefined
-    const value = yield* pool.lease(key, recipe, (r) => {
-      release = r
-    })
-    release?.()
-    return value
-  })
+  Effect.scoped(pool.lease(key, recipe))
 
 describe("Pool", () => {
   for (const replacing of [false, true]) {
@@ -56,17 +49,15 @@ describe("Pool", () => {
             const pool = yield* Scope.extend(Pool.make<Value>({ maxEntries: 1 }), scope)
             if (replacing) yield* leaseAndRelease(pool, "old", recipe)
             const probe = interruptAtOp(k)
-            let release: Pool.Release | undefined
+            const leaseScope = yield* Scope.make()
             const fiber = yield* Effect.fork(
-              pool.lease("a", recipe, (r) => {
-                release = r
-              }).pipe(Effect.withScheduler(probe.scheduler))
+              pool.lease("a", recipe).pipe(Scope.extend(leaseScope), Effect.withScheduler(probe.scheduler))
             )
             yield* probe.target(fiber)
             const ended = yield* Fiber.await(fiber).pipe(Effect.timeout("2 seconds"), Effect.option)
             assert.isTrue(ended._tag === "Some", `the lease hung when interrupted at operation ${k}`)
             if (probe.fired()) fired += 1
-            release?.()
+            yield* Scope.close(leaseScope, Exit.void)
             // A later caller gets a server for the key (the entry left behind, if any, is not stuck).
             const later = yield* leaseAndRelease(pool, "a", recipe).pipe(Effect.timeout("2 seconds"), Effect.either)
             assert.isTrue(later._tag === "Right", `no server for a later caller after an interruption at ${k}`)
@@ -117,7 +108,10 @@ describe("Pool", () => {
         const scope = yield* Scope.make()
         const pool = yield* Scope.extend(Pool.make<Value>({ maxEntries: 1 }), scope)
         const probe = interruptAtOp(k)
-        const fiber = yield* Effect.fork(pool.lease("a", hanging, () => {}).pipe(Effect.withScheduler(probe.scheduler)))
+        const held = yield* Scope.make()
+        const fiber = yield* Effect.fork(
+          pool.lease("a", hanging).pipe(Scope.extend(held), Effect.withScheduler(probe.scheduler))
+        )
         yield* probe.target(fiber)
         yield* Effect.sleep(5)
         if (probe.fired()) fired += 1
@@ -179,7 +173,7 @@ describe("Pool", () => {
       }
       const scope = yield* Scope.make()
       const pool = yield* Scope.extend(Pool.make<Value>({ maxEntries: 4 }), scope)
-      const waiter = yield* Effect.fork(pool.lease("a", slowStart, () => {}))
+      const waiter = yield* Effect.fork(Effect.scoped(pool.lease("a", slowStart)))
       yield* TestClock.adjust("1 second")
       yield* Scope.close(scope, Exit.void)
       const exit = yield* Fiber.await(waiter)
@@ -193,13 +187,11 @@ describe("Pool", () => {
       const live = { count: 0 }
       const recipe = counted(live)
       const pool = yield* Pool.make<Value>({ maxEntries: 4 })
-      let release: Pool.Release | undefined
-      const value = yield* pool.lease("a", recipe, (r) => {
-        release = r
-      })
+      const leaseScope = yield* Scope.make()
+      const value = yield* Scope.extend(pool.lease("a", recipe), leaseScope)
       yield* pool.evictIfIdle("a", value)
       assert.strictEqual((yield* pool.status).length, 1, "a leased value stays")
-      release?.()
+      yield* Scope.close(leaseScope, Exit.void)
       yield* pool.evictIfIdle("a", value)
       assert.strictEqual((yield* pool.status).length, 0, "an idle one leaves")
       yield* TestClock.adjust("1 millis")

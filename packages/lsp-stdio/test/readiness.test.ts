@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Option, TestClock } from "effect"
-import * as Readiness from "../src/internal/readiness.js"
+import * as Readiness from "../src/internal/servers/readiness.js"
 
 const begin = (token: string | number) => ({ token, value: { kind: "begin", title: "Indexing" } })
 const end = (token: string | number) => ({ token, value: { kind: "end" } })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
-import * as StatusQuote from "../src/internal/statusQuote.js"
+import * as StatusQuote from "../src/internal/servers/statusQuote.js"
 import type { ServerStatus } from "../src/StdioStatus.js"
 
 const running: ServerStatus = {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
-import * as StderrTail from "../src/internal/stderrTail.js"
+import * as StderrTail from "../src/internal/process/stderrTail.js"
 
 const utf8 = new TextEncoder()
 

@@ -3,8 +3,8 @@ import { Effect, Exit, Schedule, Scope } from "effect"
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as ProcessTree from "../src/internal/processTree.js"
-import * as Watchdog from "../src/internal/watchdog.js"
+import * as ProcessTree from "../src/internal/process/processTree.js"
+import * as Watchdog from "../src/internal/process/watchdog.js"
 import { isRunning } from "./support/fakeHost.js"
 
 /**

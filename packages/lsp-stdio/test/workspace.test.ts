@@ -8,10 +8,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
 import { closeSync, constants, existsSync, openSync, statSync } from "node:fs"
-import * as FileAccess from "../src/internal/fileAccess.js"
-import { fileUri, uriToPath } from "../src/internal/fileUri.js"
-import { readSource } from "../src/internal/source.js"
-import { isInside, resolveWorkspace } from "../src/internal/workspace.js"
+import { readSource } from "../src/internal/documents/source.js"
+import * as FileAccess from "../src/internal/files/fileAccess.js"
+import { fileUri, uriToPath } from "../src/internal/files/fileUri.js"
+import { isInside, resolveWorkspace } from "../src/internal/files/workspace.js"
 
 const encoder = new TextEncoder()
 

@@ -9,7 +9,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import * as ProcessTree from "../../src/internal/processTree.js"
+import * as ProcessTree from "../../src/internal/process/processTree.js"
 import * as LspStdio from "../../src/LspStdio.js"
 
 export const fakeServerScript = fileURLToPath(new URL("../fixtures/fake-server.mjs", import.meta.url))

@@ -12,26 +12,25 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type { ServerStatus } from "../StdioStatus.js"
+import type { ServerStatus } from "../../StdioStatus.js"
+import type { Files } from "../files/fileAccess.js"
+import type { ProcessWorld } from "../process/processWorld.js"
 import * as CrashLoop from "./crashLoop.js"
 import { isServerFailure } from "./failures.js"
-import type { Files } from "./fileAccess.js"
 import * as Pool from "./pool.js"
-import type { ProcessWorld } from "./processWorld.js"
 import * as ServerInstance from "./serverInstance.js"
 import { isServerKey, type ServerKey } from "./serverKey.js"
 import * as StatusQuote from "./statusQuote.js"
 
 export interface Servers {
   /**
-   * Leases `key`'s server, starting it when there is none. `keep` receives the lease's release in the step
-   * that takes it (see `Pool.lease`). A failure of the server or its start carries its status.
+   * Leases `key`'s server into the caller's scope, starting it when there is none (see `Pool.lease`). A
+   * failure of the server or its start carries its status.
    */
   readonly lease: (
     spec: ServerInstance.ServerSpec,
-    key: ServerKey,
-    keep: (release: Pool.Release) => void
-  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspError>
+    key: ServerKey
+  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspError, Scope.Scope>
   /** The running server of `key`, without leasing it: a hint (see `Pool.peek`). */
   readonly peek: (key: ServerKey) => ServerInstance.ServerInstance | undefined
   /** Stops `instance` if it still serves `key` (in the background). */
@@ -107,12 +106,12 @@ export const make = (
         return StatusQuote.quote(error, { providerId: key.providerId, status, starts: startsOf(key) })
       })
 
-    const lease = (spec: ServerInstance.ServerSpec, key: ServerKey, keep: (release: Pool.Release) => void) =>
+    const lease = (spec: ServerInstance.ServerSpec, key: ServerKey) =>
       pool.lease(key.id, {
         start: Effect.provide(start(spec, key), platform),
         idleTimeoutMs: spec.config.idleTimeoutMs,
         label: key
-      }, keep).pipe(
+      }).pipe(
         Effect.catchIf(isServerFailure, (error) => Effect.flip(quoteStatus(key, error)))
       )
 

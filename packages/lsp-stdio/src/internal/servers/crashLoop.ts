@@ -6,7 +6,7 @@ import { LspError } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import type { CrashLoop as Budget } from "../StdioConfig.js"
+import type { CrashLoop as Budget } from "../../StdioConfig.js"
 
 export interface Crash {
   readonly at: number

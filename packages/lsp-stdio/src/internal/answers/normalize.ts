@@ -8,7 +8,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { methodOf } from "./capabilities.js"
+import { methodOf } from "../wire/capabilities.js"
 
 export const Uri = Schema.String.pipe(Schema.filter((s) => s.length > 0 || "must not be empty"))
 

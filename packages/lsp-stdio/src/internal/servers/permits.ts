@@ -5,16 +5,18 @@
  * workspace ever queried.
  */
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as FifoMutex from "./fifoMutex.js"
 import type { ServerKey } from "./serverKey.js"
 
 export interface Permits {
   /**
-   * Takes `key`'s permit inside the caller's uninterruptible region (see `FifoMutex.acquireWith`) and
-   * returns its release. Finding the permit and taking it (or queuing for it) are one synchronous step, so a
-   * permit cannot be forgotten between the two.
+   * Holds `key`'s permit for the rest of the caller's scope: waits (interruptibly, when the caller is) in
+   * arrival order, and registers the release in the same uninterruptible step that takes it. Finding the
+   * permit and taking it (or queuing for it) are one synchronous step, so a permit cannot be forgotten
+   * between the two.
    */
-  readonly acquireWith: (key: ServerKey, restore: FifoMutex.Restore) => Effect.Effect<Effect.Effect<void>>
+  readonly hold: (key: ServerKey) => Effect.Effect<void, never, Scope.Scope>
   /** How many queries wait for `keyId`'s permit (not counting the one holding it): for the status view. */
   readonly waiting: (keyId: string) => Effect.Effect<number>
   /** How many permits are remembered (held, or waited for). */
@@ -30,17 +32,20 @@ export const make = (): Permits => {
       if (mutex.isFree() && permits.get(id) === mutex) permits.delete(id)
     })
 
-  const acquireWith = (key: ServerKey, restore: FifoMutex.Restore) =>
-    Effect.suspend(() => {
-      let mutex = permits.get(key.id)
-      if (mutex === undefined) {
-        mutex = FifoMutex.unsafeMake()
-        permits.set(key.id, mutex)
-      }
-      return Effect.as(mutex.unsafeEnter(restore), releaseOf(key.id, mutex))
-    })
+  const hold = (key: ServerKey) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        let mutex = permits.get(key.id)
+        if (mutex === undefined) {
+          mutex = FifoMutex.unsafeMake()
+          permits.set(key.id, mutex)
+        }
+        const release = releaseOf(key.id, mutex)
+        return Effect.zipRight(mutex.unsafeEnter(restore), Effect.addFinalizer(() => release))
+      })
+    )
 
   const waiting = (keyId: string) => Effect.suspend(() => permits.get(keyId)?.waiting ?? Effect.succeed(0))
 
-  return { acquireWith, waiting, size: () => permits.size }
+  return { hold, waiting, size: () => permits.size }
 }

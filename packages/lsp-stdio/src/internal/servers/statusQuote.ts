@@ -3,7 +3,7 @@
  * whether it had just started or had served for hours, and whether this keeps happening.
  */
 import { LspError } from "@lsp-seam/lsp"
-import type { ServerStatus } from "../StdioStatus.js"
+import type { ServerStatus } from "../../StdioStatus.js"
 
 /** What an error quotes: the failed server's status when it had started, else how often it was started. */
 export interface Quoted {

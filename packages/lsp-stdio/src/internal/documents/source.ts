@@ -9,9 +9,9 @@ import { LspError, LspIdentifiers } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type FileInfo, type Files, type FileServices, fileServices, orLspError } from "./fileAccess.js"
-import { fileUriWith } from "./fileUri.js"
-import { describeRealPathFailure, isInside, type Workspace } from "./workspace.js"
+import { type FileInfo, type Files, type FileServices, fileServices, orLspError } from "../files/fileAccess.js"
+import { fileUriWith } from "../files/fileUri.js"
+import { describeRealPathFailure, isInside, type Workspace } from "../files/workspace.js"
 
 /** A source file that passed every check, with its text as sent in `didOpen`. */
 export interface Source {

@@ -8,12 +8,12 @@
 import { type LspError, LspExtension, type LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { FileServices } from "./fileAccess.js"
-import * as RetainedDocuments from "./retainedDocuments.js"
-import * as ServerInstance from "./serverInstance.js"
-import type { SourceLocation } from "./source.js"
-import { isInside, type Workspace } from "./workspace.js"
-import * as WorkspaceFiles from "./workspaceFiles.js"
+import * as RetainedDocuments from "../documents/retainedDocuments.js"
+import type { SourceLocation } from "../documents/source.js"
+import type { FileServices } from "../files/fileAccess.js"
+import { isInside, type Workspace } from "../files/workspace.js"
+import * as WorkspaceFiles from "../files/workspaceFiles.js"
+import * as ServerInstance from "../servers/serverInstance.js"
 
 /** Whether a marker file lies in `filePath`'s directory or above it, within `workspace`. */
 export const isGoverned = (

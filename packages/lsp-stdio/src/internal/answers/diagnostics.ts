@@ -9,11 +9,11 @@ import { type LspError, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { DiagnosticsWait } from "../StdioConfig.js"
-import { advertised } from "./capabilities.js"
-import type { PublishedSet } from "./diagnosticsStore.js"
+import type { DiagnosticsWait } from "../../StdioConfig.js"
+import type { PublishedSet } from "../documents/diagnosticsStore.js"
+import type * as ServerInstance from "../servers/serverInstance.js"
+import { advertised } from "../wire/capabilities.js"
 import { normalizeItems, normalizeReport } from "./normalizeDiagnostics.js"
-import type * as ServerInstance from "./serverInstance.js"
 
 /** How many diagnostics of other files one answer carries at most. */
 export const maxRelated = 100

@@ -6,11 +6,11 @@
 import type { LspQuery } from "@lsp-seam/lsp"
 import { type LspError, LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
-import { callsMethod, methodOf, requestParams } from "./capabilities.js"
+import type * as ServerInstance from "../servers/serverInstance.js"
+import { callsMethod, methodOf, requestParams } from "../wire/capabilities.js"
 import { normalizeHover, normalizeLocations } from "./normalize.js"
 import { type Direction, normalizeCalls, normalizePrepared } from "./normalizeCalls.js"
 import { normalizeDocumentSymbols, normalizeWorkspaceSymbols } from "./normalizeSymbols.js"
-import type * as ServerInstance from "./serverInstance.js"
 
 /** The call hierarchy: prepare at the position, then the calls of every prepared item, merged in order. */
 const calls = (

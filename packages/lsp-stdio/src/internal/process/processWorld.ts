@@ -2,7 +2,7 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as FileAccess from "./fileAccess.js"
+import * as FileAccess from "../files/fileAccess.js"
 import * as ProcessTree from "./processTree.js"
 import * as Watchdog from "./watchdog.js"
 

@@ -9,9 +9,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as NodeCrypto from "node:crypto"
-import type * as JsonRpc from "../JsonRpc.js"
-import { acceptsChanges } from "./capabilities.js"
-import type { FileServices } from "./fileAccess.js"
+import type * as JsonRpc from "../../JsonRpc.js"
+import type { FileServices } from "../files/fileAccess.js"
+import type { Workspace } from "../files/workspace.js"
+import { acceptsChanges } from "../wire/capabilities.js"
 import {
   linesOf,
   locateSourceWith,
@@ -20,7 +21,6 @@ import {
   type Source,
   type SourceLocation
 } from "./source.js"
-import type { Workspace } from "./workspace.js"
 
 /** What the disk looked like: size, modification and status change times, inode (0 when unknown). */
 interface DiskState {

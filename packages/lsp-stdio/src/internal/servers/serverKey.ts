@@ -2,7 +2,7 @@
  * What names one pooled server: a provider and a canonical workspace. The string `id` keys maps; the
  * fields are what the status view and errors show, so nothing ever has to take the id apart again.
  */
-import type { Workspace } from "./workspace.js"
+import type { Workspace } from "../files/workspace.js"
 
 export interface ServerKey {
   readonly id: string

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Readiness } from "../StdioConfig.js"
+import type { Readiness } from "../../StdioConfig.js"
 import * as WakeUp from "./wakeUp.js"
 
 const Progress = Schema.Struct({

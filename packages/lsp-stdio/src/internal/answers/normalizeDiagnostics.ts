@@ -7,7 +7,7 @@ import { type LspError, LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { severityName } from "./diagnosticsStore.js"
+import { severityName } from "../documents/diagnosticsStore.js"
 import { decodeAt, describe, isRecord, malformed, unwrap } from "./normalize.js"
 
 const Diagnostic = Schema.Struct({
