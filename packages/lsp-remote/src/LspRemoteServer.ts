@@ -1,7 +1,8 @@
 /**
  * Serves the `LspService` in context to remote clients over `@effect/rpc`: on a private Unix domain socket
  * (the default) or on a WebSocket endpoint guarded by a bearer token. Every request is checked before the
- * RPC server decodes it (size, UTF-8, JSON, message shape) and Schema-validated by it; queries then run
+ * RPC server decodes it (size, UTF-8, JSON, message shape) and Schema-validated by it; a query whose
+ * workspace is outside the served roots (`ServeOptions.roots`) is refused (`LSP_REMOTE_FORBIDDEN`); queries then run
  * through the served `LspService` exactly as local ones do, so its workspace containment rules apply
  * unchanged, under the caller's deadline when the client sends one (`LspRpc.budgetHeader`). Interrupting a client's call, or losing the client, interrupts the handler's fiber.
  *
@@ -12,7 +13,7 @@ import * as Headers from "@effect/platform/Headers"
 import * as SocketServer from "@effect/platform/SocketServer"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
-import { LspDeadline, LspError, LspService } from "@lsp-seam/lsp"
+import { LspDeadline, LspError, type LspQuery, LspService } from "@lsp-seam/lsp"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -22,6 +23,7 @@ import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as Http from "node:http"
 import { guardServer } from "./internal/frameGuard.js"
+import * as ServedRoots from "./internal/servedRoots.js"
 import * as SocketFile from "./internal/socketFile.js"
 import * as LspRemoteAddress from "./LspRemoteAddress.js"
 import * as LspRemoteAuth from "./LspRemoteAuth.js"
@@ -45,6 +47,15 @@ export interface ServeOptions {
    * fails with `LSP_UNSUPPORTED_OPERATION`.
    */
   readonly status?: Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError> | undefined
+  /**
+   * The directories this host serves at all (each must be an existing directory; symbolic links are resolved
+   * when the Layer is built). A query whose workspace, after resolving `..` and symbolic links, is not inside
+   * one of them is refused with `LSP_REMOTE_FORBIDDEN` before the served `LspService` sees it, and runs with
+   * that canonical workspace otherwise. Without it, every workspace is served.
+   *
+   * @since 0.3.0
+   */
+  readonly roots?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -90,20 +101,31 @@ export const layerHandlers = (options: ServeOptions = {}) =>
   LspRpc.LspRpcs.toLayer(Effect.gen(function*() {
     const service = yield* LspService.LspService
     const status = options.status
+    const roots = options.roots === undefined ? undefined : yield* ServedRoots.resolveRoots(options.roots)
     const hello: LspRpc.HelloResponse = {
       protocolRevision: LspRpc.protocolRevision,
       version: options.version ?? LspRpc.version,
       fingerprint: options.fingerprint ?? "",
       pid: process.pid,
-      statusAvailable: status !== undefined
+      statusAvailable: status !== undefined,
+      ...(roots === undefined ? {} : { roots })
     }
+    // Decided before the service sees the query: no server starts and no file is read for a refused one.
+    const admitted = (request: LspQuery.LspQueryRequest) =>
+      roots === undefined
+        ? Effect.succeed(request)
+        : Effect.map(
+          ServedRoots.admit(roots, request.workspaceRoot),
+          (workspaceRoot) => ({ ...request, workspaceRoot })
+        )
     return LspRpc.LspRpcs.of({
       Hello: () => Effect.succeed(hello),
       Query: (request, { headers }) =>
-        Option.match(budgetOf(headers), {
-          onNone: () => service.query(request),
-          onSome: (budgetMs) => LspDeadline.within(budgetMs)(service.query(request))
-        }),
+        Effect.flatMap(admitted(request), (query) =>
+          Option.match(budgetOf(headers), {
+            onNone: () => service.query(query),
+            onSome: (budgetMs) => LspDeadline.within(budgetMs)(service.query(query))
+          })),
       Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view.")
     })
   }))
@@ -119,7 +141,7 @@ const serveOn = (
   server: SocketServer.SocketServer["Type"],
   options: ServeOptions,
   maxRequestBytes: number
-): Effect.Effect<LspRemoteServerShape, never, LspService.LspService | Scope.Scope> =>
+): Effect.Effect<LspRemoteServerShape, LspError.LspError, LspService.LspService | Scope.Scope> =>
   Effect.gen(function*() {
     // The RPC protocol starts accepting in a forked fiber; wait until it does, so that a client connecting as
     // soon as the Layer is built is not left unanswered.

@@ -108,7 +108,14 @@ export const HelloResponse = Schema.Struct({
   /** The host's process id. */
   pid: Schema.Int,
   /** Whether `Status` answers (the host was given a status view). */
-  statusAvailable: Schema.Boolean
+  statusAvailable: Schema.Boolean,
+  /**
+   * The directories the host serves (canonical paths): a query whose workspace is not inside one is refused
+   * with `LSP_REMOTE_FORBIDDEN`. Absent when the host serves every workspace its user can read.
+   *
+   * @since 0.3.0
+   */
+  roots: Schema.optional(Schema.Array(Schema.String))
 })
 
 /**

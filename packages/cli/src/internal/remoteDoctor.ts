@@ -24,7 +24,8 @@ export const render = (
     `lsp-seam host at ${address}`,
     `  pid ${hello.pid}, version ${hello.version}, fingerprint ${
       hello.fingerprint || "(none)"
-    }, wire revision ${hello.protocolRevision}`
+    }, wire revision ${hello.protocolRevision}`,
+    `  roots: ${hello.roots === undefined ? "every workspace (no --root)" : hello.roots.join(", ")}`
   ]
   if (typeof servers === "string") lines.push(`  status: ${servers}`)
   else if (servers.length === 0) lines.push("  no language server is running")

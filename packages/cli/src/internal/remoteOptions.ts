@@ -39,6 +39,15 @@ export const listenOption = Options.text("listen").pipe(
   Options.optional
 )
 
+export const rootOption = Options.text("root").pipe(
+  Options.withDescription(
+    "A directory this host serves (repeatable): a query whose workspace, after resolving .. and symbolic links, " +
+      "is not inside one is refused (LSP_REMOTE_FORBIDDEN). Default: with --listen, the directory serve starts " +
+      "in; with a socket, every workspace."
+  ),
+  Options.repeated
+)
+
 export const idleExitOption = Options.text("idle-exit").pipe(
   Options.withDescription("Stop once no query has run for this long: 30s, 10m, 1h (or e.g. \"10 minutes\")."),
   Options.optional

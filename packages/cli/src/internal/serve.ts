@@ -1,7 +1,9 @@
 /**
- * `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]
- * [--no-prewarm]`: one stdio host served to any number of clients and workspaces, on a private Unix socket
- * (default `LspRemoteAddress.defaultSocketPath()`) or as WebSocket RPC on TCP behind a bearer token. With
+ * `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--root DIR]... [--config FILE]
+ * [--idle-exit DURATION] [--no-prewarm]`: one stdio host served to any number of clients and workspaces, on a
+ * private Unix socket (default `LspRemoteAddress.defaultSocketPath()`) or as WebSocket RPC on TCP behind a
+ * bearer token, answering only inside its served roots (`--root`; with `--listen`, by default the directory it
+ * started in). With
  * `--idle-exit`, the host stops (with its language servers) once no query has run for that long, and the
  * command exits 0; SIGINT/SIGTERM stop it too.
  */
@@ -28,7 +30,14 @@ import * as DaemonIdentity from "./daemonIdentity.js"
 import { UsageError } from "./errors.js"
 import * as IdleExit from "./idleExit.js"
 import * as Prewarm from "./prewarm.js"
-import { idleExitOption, listenOption, noPrewarmOption, socketOption, tokenFileOption } from "./remoteOptions.js"
+import {
+  idleExitOption,
+  listenOption,
+  noPrewarmOption,
+  rootOption,
+  socketOption,
+  tokenFileOption
+} from "./remoteOptions.js"
 import { tokenVariable } from "./remoteTarget.js"
 
 const configOption = Options.file("config").pipe(
@@ -79,6 +88,7 @@ export const serve = Command.make(
     socket: socketOption,
     listen: listenOption,
     tokenFile: tokenFileOption,
+    root: rootOption,
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption
@@ -117,6 +127,13 @@ export const serve = Command.make(
           })
       })
       const workingDirectory = process.cwd()
+      // A TCP host serves the directory it was started in unless told otherwise; the per-user socket serves
+      // its user's workspaces, as before.
+      const roots = args.root.length > 0
+        ? args.root.map((root) => NodePath.resolve(root))
+        : transport._tag === "Http"
+        ? [workingDirectory]
+        : undefined
       const configFile = Option.getOrUndefined(args.config)
       const loaded = yield* LspConfigFile.load({ configFile, workingDirectory })
       const identity = yield* DaemonIdentity.identify(
@@ -141,7 +158,8 @@ export const serve = Command.make(
         const options = {
           fingerprint: identity.fingerprint,
           version: identity.version,
-          status
+          status,
+          roots
         }
         const server = yield* Layer.build(
           (transport._tag === "Socket"
@@ -158,7 +176,10 @@ export const serve = Command.make(
         const servers = Object.keys(loaded.config.servers).join(", ")
         yield* stderr(
           `lsp-seam serve: listening on ${address} (pid ${process.pid}, version ${identity.version}, ` +
-            `fingerprint ${identity.fingerprint}, servers: ${servers})\n`
+            `fingerprint ${identity.fingerprint}, servers: ${servers})\n` +
+            `lsp-seam serve: serving ${
+              roots === undefined ? "every workspace of this user" : `the roots ${roots.join(", ")}`
+            }\n`
         )
         yield* Option.match(idle, {
           onNone: () => Effect.never,

@@ -1,0 +1,129 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { runCli, scopedTempDir } from "./support/cli.js"
+import { fakeWorkspace, serve, startedPids } from "./support/remote.js"
+
+// The guards of a host that may be exposed, end to end: real `lsp-seam serve` processes queried by the
+// compiled command in other processes.
+const timeout = 90_000
+
+const hoverFake = { answers: { "textDocument/hover": { contents: "fake hover" } } }
+
+const urlOf = (address: string) => address.replace(/^ws:/, "http:").replace(/\/lsp-seam$/, "")
+
+describe("served roots", () => {
+  it.scopedLive(
+    "--listen serves the directory it started in: outside (/, .., a symlink out, a missing path) is refused alike",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const outside = yield* scopedTempDir("outside")
+        NodeFs.writeFileSync(NodePath.join(outside, "fake.fake"), "outside\n")
+        NodeFs.symlinkSync(outside, NodePath.join(fake.dir, "link-out"))
+        const tokenFile = NodePath.join(fake.runtimeDir, "token")
+        const served = yield* serve(["--listen", "127.0.0.1:0", "--token-file", tokenFile, "--no-prewarm"], {
+          cwd: fake.dir
+        })
+        const query = (cwd: string) =>
+          runCli([
+            "query",
+            "hover",
+            "fake.fake:1:1",
+            "--remote",
+            urlOf(served.address),
+            "--token-file",
+            tokenFile,
+            "--cwd",
+            cwd
+          ], {
+            cwd: fake.dir
+          })
+        const refusals = new Map<string, string>()
+        for (
+          const cwd of [
+            "/",
+            outside,
+            NodePath.join(fake.dir, ".."),
+            NodePath.join(fake.dir, "link-out"),
+            NodePath.join(outside, "missing", "deeper"),
+            "/no-such-directory-at-all"
+          ]
+        ) {
+          const refused = yield* query(cwd)
+          assert.strictEqual(refused.code, 1, `${cwd}: ${refused.stderr}`)
+          assert.strictEqual(refused.stdout, "")
+          assert.match(refused.stderr, /^error\[LSP_REMOTE_FORBIDDEN\]: .*not inside a served root/)
+          // Nothing in the refusal depends on what is (or is not) at the path, beyond the path itself.
+          refusals.set(cwd, refused.stderr.replace(JSON.stringify(NodePath.resolve(cwd)), "<path>"))
+        }
+        assert.strictEqual(new Set(refusals.values()).size, 1, [...refusals.values()].join("\n"))
+        // No language server was started for any of them.
+        assert.deepStrictEqual(startedPids(fake.record("fake")), [])
+        const inside = yield* query(fake.dir)
+        assert.deepStrictEqual(inside, { code: 0, stdout: "fake hover\n", stderr: "" })
+        assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+        // The host says what it serves.
+        assert.include(served.stderr(), `serving the roots ${fake.dir}`)
+        const report = yield* runCli(["doctor", "--remote", urlOf(served.address), "--token-file", tokenFile], {
+          cwd: fake.dir
+        })
+        assert.strictEqual(report.code, 0, report.stderr)
+        assert.include(report.stdout, `  roots: ${NodeFs.realpathSync(fake.dir)}\n`)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "--root is repeatable, for a socket too; a symlink into a root is served",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const second = yield* scopedTempDir("second-root")
+        NodeFs.writeFileSync(NodePath.join(second, "fake.fake"), "second\n")
+        const elsewhere = yield* scopedTempDir("elsewhere")
+        NodeFs.symlinkSync(fake.dir, NodePath.join(elsewhere, "link-in"))
+        const socket = NodePath.join(fake.runtimeDir, "host.sock")
+        const config = NodePath.join(fake.dir, "lsp-seam.json")
+        const served = yield* serve(
+          ["--socket", socket, "--root", fake.dir, "--root", second, "--no-prewarm", "--config", config],
+          { cwd: fake.runtimeDir }
+        )
+        const query = (cwd: string) =>
+          runCli(["query", "hover", "fake.fake:1:1", "--remote", socket, "--cwd", cwd], { cwd: fake.dir })
+        for (const cwd of [fake.dir, second, NodePath.join(elsewhere, "link-in")]) {
+          const answer = yield* query(cwd)
+          assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" }, cwd)
+        }
+        const refused = yield* query(elsewhere)
+        assert.strictEqual(refused.code, 1)
+        assert.match(refused.stderr, /^error\[LSP_REMOTE_FORBIDDEN\]: /)
+        assert.include(refused.stderr, `${fake.dir}, ${second}`)
+        const report = yield* runCli(["doctor", "--remote", socket], { cwd: fake.dir })
+        assert.include(report.stdout, `  roots: ${fake.dir}, ${second}\n`)
+        assert.include(served.stderr(), "serving the roots")
+        // Without --root, the per-user socket serves every workspace, as before.
+        const open = yield* serve(["--socket", NodePath.join(fake.runtimeDir, "open.sock"), "--no-prewarm"], {
+          cwd: fake.dir
+        })
+        const anywhere = yield* runCli(["doctor", "--remote", NodePath.join(fake.runtimeDir, "open.sock")], {
+          cwd: fake.dir
+        })
+        assert.include(anywhere.stdout, "  roots: every workspace (no --root)\n")
+        assert.include(open.stderr(), "serving every workspace of this user")
+      }),
+    timeout
+  )
+
+  it.scopedLive("a root that does not exist stops serve with exit 1", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeWorkspace({ fake: { extension: ".fake" } })
+      const result = yield* runCli(
+        ["serve", "--socket", NodePath.join(fake.runtimeDir, "x.sock"), "--root", NodePath.join(fake.dir, "nope")],
+        { cwd: fake.dir }
+      )
+      assert.strictEqual(result.code, 1)
+      assert.match(result.stderr, /error\[LSP_INVALID_CONFIG\]: The served root .*nope/)
+    }), timeout)
+})
