@@ -151,6 +151,9 @@ const unexpected = (cause: Cause.Cause<LspError.LspError>): LspError.LspError =>
  * @since 0.1.0
  * @category constructors
  */
+// Long on purpose (~220 lines): one connection's state — pending requests, the failure, the outbox — is
+// shared by its writer, reader, cancellation and API, each a short section below; split apart, every part
+// would take that state as arguments.
 export const make = (
   transport: Transport,
   options: ConnectionOptions

@@ -55,6 +55,8 @@ const killedCode = (signal: CommandExecutor.Signal) => signal === "SIGKILL" ? 13
  * Makes the executor. `programFor` picks the program for a command (by its arguments, say); `undefined`
  * makes the spawn fail as if the executable did not exist.
  */
+// Long on purpose (~90 lines): one fake process (its pipes, exit and kill) is built in one place, as the
+// platform's executor builds a real one.
 export const make = (
   programFor: (command: Command.StandardCommand) => MemoryProgram | undefined
 ): Effect.Effect<CommandExecutor.CommandExecutor> =>

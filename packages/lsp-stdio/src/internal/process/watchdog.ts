@@ -80,6 +80,8 @@ const maxRestarts = 3
  * waits (at most the grace period and a second) for it to finish: it exits at once when every group has
  * been released, and otherwise ends what is left first.
  */
+// Long on purpose (~110 lines): the watched groups, the child and its restarts are one piece of state that
+// `watch`, `release`, a restart and the close all update; each is a short function inside.
 export const make = (
   graceMs: number,
   spawn: Spawn = NodeChild.spawn

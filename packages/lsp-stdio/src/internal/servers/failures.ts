@@ -21,3 +21,7 @@ export const isTransportFailure = (error: LspError.LspError): boolean => {
 export const isServerFailure = (error: LspError.LspError): boolean =>
   isTransportFailure(error) || error.code === "LSP_SERVER_START_FAILED" ||
   (error.code === "LSP_PROTOCOL_ERROR" && error.detail?.reason === "initialize")
+
+/** A server that advertised a capability yet does not know its method (clangd 14's outgoing calls, say). */
+export const isUnknownMethod = (error: LspError.LspError): boolean =>
+  error.code === "LSP_SERVER_ERROR" && error.detail?.code === -32601

@@ -129,6 +129,153 @@ interface ExitInfo {
   readonly signal?: string
 }
 
+/** The spawned process, before any message: its stderr tail and how it ends. */
+interface Spawned {
+  readonly child: CommandExecutor.Process
+  readonly stderr: StderrTail.StderrTail
+  readonly exitInfo: Deferred.Deferred<ExitInfo>
+  /** Once it has exited: the error that says how, with its stderr. */
+  readonly exitError: Effect.Effect<LspError.LspError>
+}
+
+/** Step 1 of a start: the process spawned in the workspace, watched, its stderr kept, its exit recorded. */
+const spawn = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld) =>
+  Effect.gen(function*() {
+    const { config, providerId } = spec
+    const command = Command.make(spec.executable, ...config.args).pipe(
+      Command.workingDirectory(workspace.path),
+      Command.env(spec.env, { extendEnv: false })
+    )
+    const child = yield* Command.start(command).pipe(
+      Effect.mapError((error) =>
+        LspError.serverStartFailed(`Could not start the "${providerId}" language server: ${error.message}`, {
+          providerId,
+          executable: spec.executable
+        })
+      )
+    )
+    yield* world.watch(child.pid)
+    const stderr = yield* StderrTail.make(config.maxStderrBytes)
+    yield* child.stderr.pipe(Stream.runForEach(stderr.append), Effect.ignore, Effect.forkScoped)
+    const exitInfo = yield* Deferred.make<ExitInfo>()
+    yield* child.exitCode.pipe(
+      Effect.match({
+        onSuccess: (code): ExitInfo => ({ code }),
+        onFailure: (error): ExitInfo => ({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "a signal" })
+      }),
+      Effect.flatMap((info) => Deferred.succeed(exitInfo, info)),
+      Effect.forkScoped
+    )
+    const exitError = Effect.flatMap(
+      Deferred.await(exitInfo),
+      (info) => Effect.map(stderr.text, (text) => describeExit(providerId, info, text))
+    )
+    return { child, stderr, exitInfo, exitError } satisfies Spawned
+  })
+
+/** Step 2: the JSON-RPC connection over the process's stdio. */
+const connect = (
+  spec: ServerSpec,
+  { child, exitError }: Spawned,
+  onNotification: (method: string, params: unknown) => Effect.Effect<void>
+) => {
+  const { config, providerId } = spec
+  const transport: JsonRpc.Transport = {
+    input: child.stdout.pipe(
+      Stream.mapError((error) =>
+        LspError.transportFailed(`Reading from the "${providerId}" server failed: ${error.message}`)
+      )
+    ),
+    output: child.stdin.pipe(
+      Sink.mapError((error) =>
+        LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
+      )
+    )
+  }
+  return JsonRpc.make(transport, {
+    maxMessageBytes: config.maxMessageBytes,
+    configuration: config.configuration,
+    cancelGrace: config.killGraceMs,
+    onNotification,
+    // The process usually exits right after closing its output; give it a moment to report how.
+    describeEnd: exitError.pipe(
+      Effect.timeoutTo({
+        duration: config.killGraceMs,
+        onSuccess: (error) => error,
+        onTimeout: () => LspError.transportFailed(`The "${providerId}" server closed its output but kept running.`)
+      })
+    ),
+    // A write usually fails because the process has just exited (EPIPE): say that, with its stderr.
+    describeWriteFailure: (error) =>
+      exitError.pipe(
+        Effect.timeoutTo({ duration: config.killGraceMs, onSuccess: (exited) => exited, onTimeout: () => error })
+      )
+  })
+}
+
+/**
+ * Step 3: when the process exits, the connection fails with how it ended, an exit nobody asked for is
+ * reported as a crash, and once nothing of its group is left its id is released. Runs in the scope.
+ */
+const watchExit = (
+  spec: ServerSpec,
+  world: ProcessWorld,
+  spawned: Spawned,
+  connection: JsonRpc.Connection,
+  state: { readonly stopping: Ref.Ref<boolean>; readonly groupGone: Ref.Ref<boolean> },
+  onCrash: (error: LspError.LspError) => Effect.Effect<void>
+) =>
+  Deferred.await(spawned.exitInfo).pipe(
+    Effect.zipRight(spawned.exitError),
+    Effect.tap(connection.fail),
+    Effect.flatMap((error) => Effect.flatMap(Ref.get(state.stopping), (asked) => asked ? Effect.void : onCrash(error))),
+    // Once nothing of the server's group is left, its id is free for reuse: release it from the watchdog
+    // now and never signal it again, rather than only at its teardown, which can come later (a crashed
+    // server held by a query is evicted by that query). After a crash the host keeps looking for up to the
+    // grace period, while the server's children go.
+    Effect.zipRight(Ref.get(state.stopping)),
+    Effect.flatMap((asked) =>
+      world.treeGone(spawned.child.pid, Deferred.await(spawned.exitInfo), asked ? 0 : spec.config.killGraceMs)
+    ),
+    Effect.flatMap((gone) =>
+      gone ? Effect.zipRight(Ref.set(state.groupGone, true), world.release(spawned.child.pid)) : Effect.void
+    ),
+    Effect.forkScoped
+  )
+
+/** Step 4: `initialize`, its answer checked (capabilities, UTF-16 positions), then `initialized`. */
+const handshake = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld, connection: JsonRpc.Connection) =>
+  Effect.gen(function*() {
+    const { config, providerId } = spec
+    const initialized = yield* connection.request("initialize", {
+      processId: world.hostPid,
+      clientInfo: { name: "lsp-seam" },
+      rootUri: workspace.uri,
+      rootPath: workspace.path,
+      workspaceFolders: [{ uri: workspace.uri, name: workspace.path.split(/[\\/]/).pop() || workspace.path }],
+      initializationOptions: config.initializationOptions,
+      capabilities: clientCapabilities
+    })
+    const decoded = Schema.decodeUnknownEither(InitializeResult)(Option.getOrUndefined(initialized))
+    if (Either.isLeft(decoded)) {
+      return yield* LspError.protocolError(
+        `The "${providerId}" server answered initialize without a valid capabilities object.`,
+        { providerId, reason: "initialize" }
+      )
+    }
+    const encoding = decoded.right.capabilities.positionEncoding
+    if (encoding !== undefined && encoding !== "utf-16") {
+      return yield* LspError.protocolError(
+        `The "${providerId}" server chose position encoding ${JSON.stringify(encoding)}; lsp-seam only speaks ` +
+          "UTF-16 positions.",
+        { providerId, reason: "positionEncoding", positionEncoding: encoding }
+      )
+    }
+    // Some servers (gopls among them) reject `initialized` without params.
+    yield* connection.notify("initialized", {})
+    return decoded.right
+  })
+
 /**
  * Spawns and initialises a server in the current scope. Closing the scope tears it down: `shutdown` and
  * `exit` within `shutdownTimeoutMs`, then SIGTERM to the process tree, SIGKILL after `killGraceMs`, and
@@ -146,98 +293,22 @@ export const start = (
 ): Effect.Effect<ServerInstance, LspError.LspError, Scope.Scope | CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
     const { config, providerId } = spec
-    const command = Command.make(spec.executable, ...config.args).pipe(
-      Command.workingDirectory(workspace.path),
-      Command.env(spec.env, { extendEnv: false })
-    )
-    const child = yield* Command.start(command).pipe(
-      Effect.mapError((error) =>
-        LspError.serverStartFailed(`Could not start the "${providerId}" language server: ${error.message}`, {
-          providerId,
-          executable: spec.executable
-        })
-      )
-    )
-    yield* world.watch(child.pid)
-    const stderr = yield* StderrTail.make(config.maxStderrBytes)
+    const spawned = yield* spawn(spec, workspace, world)
     const readiness = yield* Readiness.make(config.readiness)
     const diagnostics = DiagnosticsStore.make(yield* Effect.clock)
-    yield* child.stderr.pipe(Stream.runForEach(stderr.append), Effect.ignore, Effect.forkScoped)
-
-    const exitInfo = yield* Deferred.make<ExitInfo>()
-    yield* child.exitCode.pipe(
-      Effect.match({
-        onSuccess: (code): ExitInfo => ({ code }),
-        onFailure: (error): ExitInfo => ({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "a signal" })
-      }),
-      Effect.flatMap((info) => Deferred.succeed(exitInfo, info)),
-      Effect.forkScoped
-    )
-    const exitError = Effect.flatMap(
-      Deferred.await(exitInfo),
-      (info) => Effect.map(stderr.text, (text) => describeExit(providerId, info, text))
-    )
-
-    const transport: JsonRpc.Transport = {
-      input: child.stdout.pipe(
-        Stream.mapError((error) =>
-          LspError.transportFailed(`Reading from the "${providerId}" server failed: ${error.message}`)
-        )
-      ),
-      output: child.stdin.pipe(
-        Sink.mapError((error) =>
-          LspError.transportFailed(`Writing to the "${providerId}" server failed: ${error.message}`, { providerId })
-        )
-      )
-    }
-    const connection = yield* JsonRpc.make(transport, {
-      maxMessageBytes: config.maxMessageBytes,
-      configuration: config.configuration,
-      cancelGrace: config.killGraceMs,
-      onNotification: (method, params) =>
-        readiness.observe(method, params).pipe(
-          Effect.zipRight(diagnostics.observe(method, params)),
-          Effect.zipRight(hooks.onNotification?.(method, params) ?? Effect.void)
-        ),
-      // The process usually exits right after closing its output; give it a moment to report how.
-      describeEnd: exitError.pipe(
-        Effect.timeoutTo({
-          duration: config.killGraceMs,
-          onSuccess: (error) => error,
-          onTimeout: () => LspError.transportFailed(`The "${providerId}" server closed its output but kept running.`)
-        })
-      ),
-      // A write usually fails because the process has just exited (EPIPE): say that, with its stderr.
-      describeWriteFailure: (error) =>
-        exitError.pipe(
-          Effect.timeoutTo({ duration: config.killGraceMs, onSuccess: (exited) => exited, onTimeout: () => error })
-        )
-    })
-    const stopping = yield* Ref.make(false)
-    const groupGone = yield* Ref.make(false)
-    yield* Deferred.await(exitInfo).pipe(
-      Effect.zipRight(exitError),
-      Effect.tap(connection.fail),
-      Effect.flatMap((error) =>
-        Effect.flatMap(Ref.get(stopping), (asked) => asked ? Effect.void : hooks.onCrash?.(error) ?? Effect.void)
-      ),
-      // Once nothing of the server's group is left, its id is free for reuse: release it from the watchdog
-      // now and never signal it again, rather than only at its teardown, which can come later (a crashed
-      // server held by a query is evicted by that query). After a crash the host keeps looking for up to the
-      // grace period, while the server's children go.
-      Effect.zipRight(Ref.get(stopping)),
-      Effect.flatMap((asked) => world.treeGone(child.pid, Deferred.await(exitInfo), asked ? 0 : config.killGraceMs)),
-      Effect.flatMap((gone) =>
-        gone ? Effect.zipRight(Ref.set(groupGone, true), world.release(child.pid)) : Effect.void
-      ),
-      Effect.forkScoped
-    )
-
+    const connection = yield* connect(spec, spawned, (method, params) =>
+      readiness.observe(method, params).pipe(
+        Effect.zipRight(diagnostics.observe(method, params)),
+        Effect.zipRight(hooks.onNotification?.(method, params) ?? Effect.void)
+      ))
+    const state = { stopping: yield* Ref.make(false), groupGone: yield* Ref.make(false) }
+    yield* watchExit(spec, world, spawned, connection, state, hooks.onCrash ?? (() => Effect.void))
+    const { child, exitInfo } = spawned
     // Runs before the platform's own finaliser (added earlier), which would wait forever on a process that
     // ignores SIGTERM.
     yield* Effect.addFinalizer(() =>
       Effect.zipRight(
-        Ref.set(stopping, true),
+        Ref.set(state.stopping, true),
         teardown({
           providerId,
           config,
@@ -245,52 +316,24 @@ export const start = (
           pid: child.pid,
           connection,
           exited: Deferred.await(exitInfo),
-          groupGone: Ref.get(groupGone),
+          groupGone: Ref.get(state.groupGone),
           closeStdin: connection.closeOutput,
           kill: child.kill
         })
       )
     )
-
-    const initialized = yield* connection.request("initialize", {
-      processId: world.hostPid,
-      clientInfo: { name: "lsp-seam" },
-      rootUri: workspace.uri,
-      rootPath: workspace.path,
-      workspaceFolders: [{ uri: workspace.uri, name: workspace.path.split(/[\\/]/).pop() || workspace.path }],
-      initializationOptions: config.initializationOptions,
-      capabilities: clientCapabilities
-    })
-    const decoded = Schema.decodeUnknownEither(InitializeResult)(Option.getOrUndefined(initialized))
-    if (Either.isLeft(decoded)) {
-      return yield* LspError.protocolError(
-        `The "${providerId}" server answered initialize without a valid capabilities object.`,
-        { providerId, reason: "initialize" }
-      )
-    }
-    const capabilities = decoded.right.capabilities
-    const encoding = capabilities.positionEncoding
-    if (encoding !== undefined && encoding !== "utf-16") {
-      return yield* LspError.protocolError(
-        `The "${providerId}" server chose position encoding ${JSON.stringify(encoding)}; lsp-seam only speaks ` +
-          "UTF-16 positions.",
-        { providerId, reason: "positionEncoding", positionEncoding: encoding }
-      )
-    }
-    // Some servers (gopls among them) reject `initialized` without params.
-    yield* connection.notify("initialized", {})
+    const initialized = yield* handshake(spec, workspace, world, connection)
     yield* readiness.touch
-
     return {
       providerId,
       workspace,
       pid: child.pid,
       connection,
-      capabilities,
+      capabilities: initialized.capabilities,
       readiness,
       diagnostics,
       retained: yield* RetainedDocuments.makeSet,
-      serverInfo: Schema.decodeUnknownOption(ServerInfo)(decoded.right.serverInfo),
+      serverInfo: Schema.decodeUnknownOption(ServerInfo)(initialized.serverInfo),
       exited: Effect.asVoid(Deferred.await(exitInfo)),
       isAlive: Effect.zipWith(Deferred.isDone(exitInfo), connection.isOpen, (exited, open) => !exited && open)
     }

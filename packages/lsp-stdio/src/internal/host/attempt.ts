@@ -1,0 +1,186 @@
+/**
+ * Steps 4–8 of a query (see `queryPipeline.ts`), once: lease the server, check it supports the operation,
+ * put the document on it, wait for it to settle, ask, and flag what is partial. The lease and the document
+ * are resources of the caller's scope (the attempt's own, under the query's).
+ */
+import { type LspError, LspError as Errors, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Diagnostics from "../answers/diagnostics.js"
+import * as Requests from "../answers/requests.js"
+import * as Documents from "../documents/documents.js"
+import { readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
+import type { FileServices } from "../files/fileAccess.js"
+import { isInsideUri } from "../files/workspace.js"
+import { isTransportFailure, isUnknownMethod } from "../servers/failures.js"
+import * as Readiness from "../servers/readiness.js"
+import type * as ServerInstance from "../servers/serverInstance.js"
+import type * as ServerKey from "../servers/serverKey.js"
+import type { Servers } from "../servers/servers.js"
+import { advertised, capabilityOf, opensTransiently } from "../wire/capabilities.js"
+import * as ProjectModel from "./projectModel.js"
+
+/** The server a query is for, and what the host gives every step. */
+export interface Target {
+  readonly services: FileServices
+  readonly servers: Servers
+  readonly spec: ServerInstance.ServerSpec
+  readonly key: ServerKey.ServerKey
+}
+
+/** The file the attempt is about, as step 3 left it. */
+export interface Located {
+  readonly location: SourceLocation
+  /** Its text, or undefined when a retained document holds it unchanged. */
+  readonly source: Source | undefined
+  /** Whether a cross-file answer needs the workspace's files lent to the server (no project marker). */
+  readonly needsProject: boolean
+}
+
+/** Step 5: the operation's capability, and documents that can be opened on request. */
+const checkSupport = (
+  spec: ServerInstance.ServerSpec,
+  instance: ServerInstance.ServerInstance,
+  operation: LspQuery.LspOperation
+): Effect.Effect<void, LspError.LspError> => {
+  const capability = capabilityOf(operation)
+  // Diagnostics are pulled where the server offers them, and otherwise waited for as it pushes them.
+  if (operation !== "diagnostics" && !advertised(instance.capabilities[capability])) {
+    return Errors.unsupportedOperation(
+      `The "${spec.providerId}" language server does not support ${operation} (it does not advertise ` +
+        `${capability}).`,
+      { providerId: spec.providerId, operation }
+    )
+  }
+  if (!opensTransiently(instance.capabilities.textDocumentSync)) {
+    return Errors.unsupportedOperation(
+      `The "${spec.providerId}" language server cannot open documents on request (its textDocumentSync ` +
+        "does not allow open/close notifications).",
+      { providerId: spec.providerId, textDocumentSync: instance.capabilities.textDocumentSync ?? null }
+    )
+  }
+  return Effect.void
+}
+
+/** A running server as the documents module sees it: giving it up evicts it from the host. */
+const documentServer = (target: Target, instance: ServerInstance.ServerInstance): Documents.DocumentServer => ({
+  connection: instance.connection,
+  retained: instance.retained,
+  diagnostics: instance.diagnostics,
+  textDocumentSync: instance.capabilities.textDocumentSync,
+  isAlive: instance.isAlive,
+  retire: target.servers.evict(target.key, instance)
+})
+
+/** Step 6's request: the located file, read only if no retained document holds it unchanged. */
+const documentRequest = (
+  { key, services, spec }: Target,
+  query: LspQuery.LspProviderQuery,
+  { location, source }: Located
+): Documents.DocumentRequest => ({
+  mode: spec.config.documentSync,
+  workspace: key.workspace,
+  location,
+  source,
+  read: readLocatedWith(services, location, spec.config.maxDocumentBytes),
+  languageId: query.languageId,
+  maxDocumentBytes: spec.config.maxDocumentBytes,
+  maxRetainedDocuments: spec.config.maxRetainedDocuments,
+  // After a transport failure the server is evicted: its documents are moot.
+  abandons: (error) => Errors.isLspError(error) && isTransportFailure(error)
+})
+
+/** Before a transient reopen for diagnostics, the server's sets for the last open are let settle. */
+const beforeOpen = (
+  { spec }: Target,
+  instance: ServerInstance.ServerInstance,
+  query: LspQuery.LspProviderQuery,
+  uri: string
+): Effect.Effect<void> =>
+  query.operation !== "diagnostics" ? Effect.void : Effect.flatMap(
+    Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
+    (until) => Diagnostics.quietBeforeReopen(instance, uri, spec.config.diagnosticsWait.quietMs, until)
+  )
+
+/** Step 8's request(s): the diagnostics collected, or the operation asked and its answer normalised. */
+const request = (
+  target: Target,
+  instance: ServerInstance.ServerInstance,
+  query: LspQuery.LspProviderQuery,
+  document: { readonly request: Documents.DocumentRequest; readonly startedAt: number }
+) =>
+  Effect.gen(function*() {
+    const { key, services, spec } = target
+    const uri = document.request.location.uri
+    if (query.operation === "diagnostics") {
+      return yield* Diagnostics.collect(instance, {
+        uri,
+        version: yield* Documents.versionOf(documentServer(target, instance), document.request),
+        sentAt: instance.diagnostics.sentAt(uri),
+        startedAt: document.startedAt
+      }, {
+        threshold: query.severity ?? "warning",
+        wait: spec.config.diagnosticsWait,
+        untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
+        inWorkspace: (candidate) => isInsideUri(services.path, key.workspace, candidate)
+      })
+    }
+    return yield* Requests.ask(instance, query, uri).pipe(
+      Effect.catchIf(isUnknownMethod, (error) =>
+        Errors.unsupportedOperation(
+          `The "${spec.providerId}" language server does not support ${query.operation}: it advertises ` +
+            `${capabilityOf(query.operation)} but answered "${error.detail?.method}" with "method not found".`,
+          { providerId: spec.providerId, operation: query.operation }
+        ))
+    )
+  })
+
+/** Steps 5–8 on a leased server. */
+const onServer = (
+  target: Target,
+  instance: ServerInstance.ServerInstance,
+  query: LspQuery.LspProviderQuery,
+  located: Located
+) =>
+  Effect.gen(function*() {
+    const { key, services, spec } = target
+    yield* checkSupport(spec, instance, query.operation)
+    const startedAt = instance.diagnostics.sequence()
+    const document = documentRequest(target, query, located)
+    yield* Documents.put(
+      services,
+      documentServer(target, instance),
+      document,
+      beforeOpen(target, instance, query, located.location.uri)
+    )
+    const partial = located.needsProject
+      ? yield* ProjectModel.lend(services, spec, instance, key.workspace, located.location)
+      : undefined
+    const settled = instance.readiness.isSettled() ||
+      (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
+    const result = yield* request(target, instance, query, { request: document, startedAt })
+    const flagged = partial === undefined ? result : LspResult.markIncomplete(result, partial)
+    return settled ? flagged : LspResult.markIncomplete(flagged)
+  })
+
+/**
+ * Steps 4–8, once, with the lease and the document as resources of the caller's scope. A transport failure
+ * quotes the server's status and evicts it.
+ */
+export const attempt = (
+  target: Target,
+  query: LspQuery.LspProviderQuery,
+  located: Located
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { key, servers, spec } = target
+    const instance = yield* servers.lease(spec, key)
+    return yield* onServer(target, instance, query, located).pipe(
+      Effect.catchIf(isTransportFailure, (error) =>
+        Effect.gen(function*() {
+          const quoted = yield* servers.quoteStatus(key, error)
+          yield* servers.evict(key, instance)
+          return yield* quoted
+        }))
+    )
+  })
