@@ -124,6 +124,7 @@ const query = Command.make(
     config,
     remote: RemoteOptions.remoteOption,
     tokenFile: RemoteOptions.tokenFileOption,
+    caFile: RemoteOptions.caFileOption,
     json: Options.boolean("json").pipe(
       Options.withDescription("Print the canonical result as JSON (zero-based positions) instead of the text.")
     )
@@ -186,6 +187,7 @@ const mcp = Command.make("mcp", {
   config,
   remote: RemoteOptions.remoteOption,
   tokenFile: RemoteOptions.tokenFileOption,
+  caFile: RemoteOptions.caFileOption,
   noPrewarm: RemoteOptions.noPrewarmOption
 }, (args) =>
   Effect.gen(function*() {
@@ -213,7 +215,8 @@ const doctor = Command.make("doctor", {
   cwd,
   config,
   remote: RemoteOptions.remoteOption,
-  tokenFile: RemoteOptions.tokenFileOption
+  tokenFile: RemoteOptions.tokenFileOption,
+  caFile: RemoteOptions.caFileOption
 }, (args) =>
   Effect.gen(function*() {
     const workspace = yield* workspaceOf(args.cwd)

@@ -23,6 +23,7 @@ const remoteLayer = (remote: string, options: LayerOptions): Layer.Layer<LspServ
       RemoteTarget.layer(target, {
         token: options.token,
         tokenFile: options.tokenFile,
+        caFile: options.caFile,
         source: options.config === undefined ? { _tag: "Presets" } : { _tag: "Inline", config: options.config }
       })
   })
@@ -42,7 +43,7 @@ export interface LayerOptions {
   /**
    * Ask a running lsp-seam host instead of starting servers here: `"auto"` (the per-user daemon of `config`,
    * or of the presets, started detached when none runs), a Unix socket path, or `http://HOST:PORT` /
-   * `ws://HOST:PORT`. `stdio` is then not used.
+   * `ws://HOST:PORT` (`https://`/`wss://` for a host serving TLS). `stdio` is then not used.
    *
    * @since 0.2.0
    */
@@ -59,6 +60,13 @@ export interface LayerOptions {
    * @since 0.2.0
    */
   readonly tokenFile?: string | undefined
+  /**
+   * A PEM file of the certificates to trust for a `wss://`/`https://` `remote` instead of the system's (a
+   * private CA). The token is sent only once the host's certificate is verified.
+   *
+   * @since 0.3.0
+   */
+  readonly caFile?: string | undefined
 }
 
 /**

@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import { LspSeam } from "../src/index.js"
 import { runCli, scopedTempDir } from "./support/cli.js"
 import { fakeWorkspace, serve, startedPids } from "./support/remote.js"
 
@@ -126,4 +128,115 @@ describe("served roots", () => {
       assert.strictEqual(result.code, 1)
       assert.match(result.stderr, /error\[LSP_INVALID_CONFIG\]: The served root .*nope/)
     }), timeout)
+})
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made by openssl in `dir`. */
+const selfSigned = (dir: string, name: string) => {
+  const key = NodePath.join(dir, `${name}.key`)
+  const cert = NodePath.join(dir, `${name}.pem`)
+  ChildProcess.execFileSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=lsp-seam test",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost"
+  ], { stdio: "ignore" })
+  return { key, cert }
+}
+
+describe("TLS, or plaintext only when asked for", () => {
+  it.scopedLive(
+    "--tls-cert/--tls-key serve wss: trusted through --ca-file; untrusted and plaintext clients get coded errors",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const { cert, key } = selfSigned(fake.runtimeDir, "host")
+        const other = selfSigned(fake.runtimeDir, "other")
+        const tokenFile = NodePath.join(fake.runtimeDir, "token")
+        const served = yield* serve(
+          ["--listen", "127.0.0.1:0", "--token-file", tokenFile, "--tls-cert", cert, "--tls-key", key, "--no-prewarm"],
+          { cwd: fake.dir }
+        )
+        assert.match(served.address, /^wss:\/\/127\.0\.0\.1:[0-9]+\/lsp-seam$/)
+        const https = served.address.replace(/^wss:/, "https:").replace(/\/lsp-seam$/, "")
+        const query = (remote: string, ...extra: Array<string>) =>
+          runCli(["query", "hover", "fake.fake:1:1", "--remote", remote, "--token-file", tokenFile, ...extra], {
+            cwd: fake.dir
+          })
+        for (const remote of [https, served.address]) {
+          assert.deepStrictEqual(yield* query(remote, "--ca-file", cert), {
+            code: 0,
+            stdout: "fake hover\n",
+            stderr: ""
+          })
+        }
+        for (const extra of [[], ["--ca-file", other.cert]]) {
+          const untrusted = yield* query(https, ...extra)
+          assert.strictEqual(untrusted.code, 1)
+          assert.strictEqual(untrusted.stdout, "")
+          assert.match(
+            untrusted.stderr,
+            /^error\[LSP_REMOTE_UNAVAILABLE\]: .*TLS certificate is not trusted .*--ca-file/
+          )
+        }
+        const plaintext = yield* query(https.replace(/^https:/, "http:"))
+        assert.strictEqual(plaintext.code, 1)
+        assert.strictEqual(plaintext.stdout, "")
+        assert.match(plaintext.stderr, /^error\[LSP_REMOTE_UNAVAILABLE\]: /)
+        // doctor and the Promise client take the CA too.
+        const report = yield* runCli(["doctor", "--remote", https, "--token-file", tokenFile, "--ca-file", cert], {
+          cwd: fake.dir
+        })
+        assert.strictEqual(report.code, 0, report.stderr)
+        assert.include(report.stdout, `lsp-seam host at ${served.address}`)
+        const client = LspSeam.makeClient({ remote: https, tokenFile, caFile: cert, workingDirectory: fake.dir })
+        const answer = yield* Effect.promise(() =>
+          client.query({ operation: "hover", file_path: "fake.fake", line: 1, character: 1 })
+        )
+        assert.strictEqual(answer.text, "fake hover")
+        yield* Effect.promise(() => client.close())
+        // Only the trusted queries reached a server.
+        assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "an address others can reach: refused without TLS (exit 2); --allow-plaintext serves and warns",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const tokenFile = NodePath.join(fake.runtimeDir, "token")
+        const refused = yield* runCli(["serve", "--listen", "0.0.0.0:0", "--token-file", tokenFile], { cwd: fake.dir })
+        assert.strictEqual(refused.code, 2)
+        assert.include(refused.stderr, "--tls-cert FILE --tls-key FILE")
+        assert.include(refused.stderr, "--allow-plaintext")
+        assert.isFalse(NodeFs.existsSync(tokenFile))
+        const halfTls = yield* runCli(["serve", "--listen", "0.0.0.0:0", "--tls-cert", tokenFile], { cwd: fake.dir })
+        assert.strictEqual(halfTls.code, 2)
+        const served = yield* serve(["--listen", "0.0.0.0:0", "--token-file", tokenFile, "--allow-plaintext"], {
+          cwd: fake.dir
+        })
+        assert.match(served.stderr(), /WARNING: --allow-plaintext: .* the traffic and the token are unencrypted/)
+        const port = /:([0-9]+)\/lsp-seam$/.exec(served.address)![1]
+        const answer = yield* runCli(
+          ["query", "hover", "fake.fake:1:1", "--remote", `http://127.0.0.1:${port}`, "--token-file", tokenFile],
+          { cwd: fake.dir }
+        )
+        assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+      }),
+    timeout
+  )
 })

@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 
@@ -47,3 +48,18 @@ export const webSocketPath = "/lsp-seam"
  */
 export const webSocketUrl = (host: string, port: number): string =>
   `ws://${host.includes(":") ? `[${host}]` : host}:${port}${webSocketPath}`
+
+/**
+ * True for an address only this machine can reach: `localhost`, 127.0.0.0/8 and `::1` (brackets allowed).
+ * Anything else, `0.0.0.0` and `::` included, may be reachable from the network.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const isLoopback = (host: string): boolean => {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase()
+  if (bare === "localhost") return true
+  const v4 = bare.startsWith("::ffff:") ? bare.slice(7) : bare
+  if (Net.isIPv4(v4)) return v4.startsWith("127.")
+  return Net.isIPv6(bare) && /^(0{1,4}:){7}0{0,3}1$|^::1$/.test(bare)
+}

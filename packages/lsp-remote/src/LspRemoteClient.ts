@@ -26,6 +26,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { mapRemote } from "./internal/clientErrors.js"
 import { guardSerialization } from "./internal/hostGuard.js"
+import * as WebSocketClient from "./internal/webSocketClient.js"
 import * as LspRemoteAddress from "./LspRemoteAddress.js"
 import * as LspRemoteAuth from "./LspRemoteAuth.js"
 import * as LspRpc from "./LspRpc.js"
@@ -38,7 +39,13 @@ import * as LspRpc from "./LspRpc.js"
  */
 export type Transport =
   | { readonly _tag: "Socket"; readonly path: string }
-  | { readonly _tag: "WebSocket"; readonly url: string; readonly token: Redacted.Redacted<string> }
+  | {
+    readonly _tag: "WebSocket"
+    readonly url: string
+    readonly token: Redacted.Redacted<string>
+    /** PEM certificates to trust for a `wss://` host instead of the system's (a private CA). */
+    readonly ca?: string | undefined
+  }
 
 /**
  * A host on a Unix domain socket (default `LspRemoteAddress.defaultSocketPath()`).
@@ -49,15 +56,22 @@ export type Transport =
 export const socket = (path: string = LspRemoteAddress.defaultSocketPath()): Transport => ({ _tag: "Socket", path })
 
 /**
- * A host's WebSocket endpoint (see `LspRemoteAddress.webSocketUrl`) and the token it requires.
+ * A host's WebSocket endpoint (see `LspRemoteAddress.webSocketUrl`) and the token it requires. A `wss://`
+ * host's certificate must be signed by a CA the system trusts, or by `options.ca` (PEM) when given; the token
+ * is sent only once the certificate is verified.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const webSocket = (url: string, token: Redacted.Redacted<string>): Transport => ({
+export const webSocket = (
+  url: string,
+  token: Redacted.Redacted<string>,
+  options: { readonly ca?: string | undefined } = {}
+): Transport => ({
   _tag: "WebSocket",
   url,
-  token
+  token,
+  ...(options.ca === undefined ? {} : { ca: options.ca })
 })
 
 /**
@@ -148,7 +162,7 @@ const openSocket = (transport: Transport, connectTimeoutMs: number): Effect.Effe
         LspRemoteAuth.subprotocol,
         `${LspRemoteAuth.bearerSubprotocolPrefix}${Redacted.value(transport.token)}`
       ]
-    }).pipe(Effect.provide(NodeSocket.layerWebSocketConstructor))
+    }).pipe(Effect.provideService(Socket.WebSocketConstructor, WebSocketClient.constructor(transport.ca)))
 
 const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
 

@@ -25,6 +25,7 @@ import type * as Http from "node:http"
 import { guardServer } from "./internal/frameGuard.js"
 import * as ServedRoots from "./internal/servedRoots.js"
 import * as SocketFile from "./internal/socketFile.js"
+import * as WebSocketListener from "./internal/webSocketListener.js"
 import * as LspRemoteAddress from "./LspRemoteAddress.js"
 import * as LspRemoteAuth from "./LspRemoteAuth.js"
 import * as LspRpc from "./LspRpc.js"
@@ -225,6 +226,19 @@ export interface HttpOptions extends ServeOptions {
   readonly port: number
   /** The bearer token every connection must present (see `LspRemoteAuth`). */
   readonly token: Redacted.Redacted<string>
+  /**
+   * Serve HTTPS (`wss://`) with this PEM certificate chain and key.
+   *
+   * @since 0.3.0
+   */
+  readonly tls?: { readonly cert: string; readonly key: string } | undefined
+  /**
+   * Listen on an address other machines can reach without `tls` (the token and every answer then cross the
+   * network in clear). Without it, such an address is refused with `LSP_INVALID_CONFIG`.
+   *
+   * @since 0.3.0
+   */
+  readonly allowPlaintext?: boolean | undefined
 }
 
 // ws calls `verifyClient` before it completes the upgrade: a refused client gets an HTTP status and never a
@@ -244,7 +258,8 @@ const verifyClient = (token: Redacted.Redacted<string>) =>
 }
 
 /**
- * Serves the `LspService` in context as WebSocket RPC on `ws://host:port/lsp-seam`. Before any upgrade the
+ * Serves the `LspService` in context as WebSocket RPC on `ws://host:port/lsp-seam` (`wss://` with `tls`). An
+ * address other machines can reach needs `tls` or `allowPlaintext`. Before any upgrade the
  * request must carry the bearer token, as `Authorization: Bearer <token>` or as the subprotocol
  * `lsp-seam.bearer.<token>` (compared in constant time); otherwise it is answered 401 (403 when it comes
  * from a browser, which sends an `Origin`). WebSocket messages over `maxRequestBytes` are refused by the
@@ -261,15 +276,26 @@ export const layerHttp = (
     Effect.gen(function*() {
       const maxRequestBytes = yield* checkLimit(options.maxRequestBytes)
       const host = options.host ?? "127.0.0.1"
-      const server = yield* NodeSocketServer.makeWebSocket({
+      if (options.tls === undefined && options.allowPlaintext !== true && !LspRemoteAddress.isLoopback(host)) {
+        return yield* LspError.invalidConfig(
+          `Refusing to listen on ${host}:${options.port} without TLS: other machines can reach it, and the ` +
+            "token and every answer would cross the network in clear. Give a certificate and key (tls), " +
+            "or allowPlaintext to accept that.",
+          { address: `${host}:${options.port}` }
+        )
+      }
+      const { server } = yield* WebSocketListener.make({
         host,
         port: options.port,
-        path: LspRemoteAddress.webSocketPath,
-        maxPayload: maxRequestBytes,
-        perMessageDeflate: false,
-        verifyClient: verifyClient(options.token),
-        handleProtocols: (protocols: ReadonlySet<string>) =>
-          protocols.has(LspRemoteAuth.subprotocol) ? LspRemoteAuth.subprotocol : false
+        tls: options.tls,
+        webSocket: {
+          path: LspRemoteAddress.webSocketPath,
+          maxPayload: maxRequestBytes,
+          perMessageDeflate: false,
+          verifyClient: verifyClient(options.token),
+          handleProtocols: (protocols: ReadonlySet<string>) =>
+            protocols.has(LspRemoteAuth.subprotocol) ? LspRemoteAuth.subprotocol : false
+        }
       }).pipe(Effect.mapError(listenError(`${host}:${options.port}`)))
       return yield* serveOn(server, options, maxRequestBytes)
     })

@@ -63,10 +63,8 @@ export const run = (
     switch (remote._tag) {
       case "Socket":
         return yield* report({ transport: LspRemoteClient.socket(remote.path), expect: {} })
-      case "WebSocket": {
-        const token = yield* RemoteTarget.resolveToken(remote.url, options)
-        return yield* report({ transport: LspRemoteClient.webSocket(remote.url, token), expect: {} })
-      }
+      case "WebSocket":
+        return yield* report({ transport: yield* RemoteTarget.webSocketTransport(remote.url, options), expect: {} })
       case "Auto": {
         const found = yield* Daemon.find(options.source)
         if (Either.isLeft(found)) {

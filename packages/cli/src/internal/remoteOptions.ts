@@ -29,6 +29,29 @@ export const tokenFileOption = Options.text("token-file").pipe(
   Options.optional
 )
 
+export const caFileOption = Options.text("ca-file").pipe(
+  Options.withDescription(
+    "PEM certificates to trust for a wss:// or https:// host instead of the system's (a private CA)."
+  ),
+  Options.optional
+)
+
+export const tlsCertOption = Options.text("tls-cert").pipe(
+  Options.withDescription("With --listen: serve https/wss with this PEM certificate chain (and --tls-key)."),
+  Options.optional
+)
+
+export const tlsKeyOption = Options.text("tls-key").pipe(
+  Options.withDescription("With --listen: the PEM private key of --tls-cert."),
+  Options.optional
+)
+
+export const allowPlaintextOption = Options.boolean("allow-plaintext").pipe(
+  Options.withDescription(
+    "With --listen on an address other machines can reach: serve without TLS anyway (token and answers in clear)."
+  )
+)
+
 export const socketOption = Options.text("socket").pipe(
   Options.withDescription("The Unix socket to listen on (default: the per-user socket)."),
   Options.optional
@@ -78,6 +101,7 @@ export const serviceLayer = <E, R>(
   args: {
     readonly remote: Option.Option<string>
     readonly tokenFile: Option.Option<string>
+    readonly caFile: Option.Option<string>
     readonly config: Option.Option<string>
   },
   workspace: string,
@@ -91,9 +115,14 @@ export const serviceLayer = <E, R>(
 
 /** What a client needs besides `--remote`: its token file and, for `auto`, the configuration it resolves to. */
 export const clientOptions = (
-  args: { readonly tokenFile: Option.Option<string>; readonly config: Option.Option<string> },
+  args: {
+    readonly tokenFile: Option.Option<string>
+    readonly caFile: Option.Option<string>
+    readonly config: Option.Option<string>
+  },
   workspace: string
 ): RemoteTarget.LayerOptions => ({
   tokenFile: Option.getOrUndefined(args.tokenFile),
+  caFile: Option.getOrUndefined(args.caFile),
   source: DaemonIdentity.resolveSource({ configFile: Option.getOrUndefined(args.config), workingDirectory: workspace })
 })

@@ -19,7 +19,7 @@ import { UsageError } from "./errors.js"
 import { queryArguments } from "./location.js"
 import * as RemoteTarget from "./remoteTarget.js"
 
-const valueOptions = ["symbol", "file", "severity", "cwd", "config", "remote", "token-file"] as const
+const valueOptions = ["symbol", "file", "severity", "cwd", "config", "remote", "token-file", "ca-file"] as const
 type ValueOption = typeof valueOptions[number]
 
 export interface Parsed {
@@ -95,6 +95,7 @@ export const program = (
     const output = yield* Handler.run(toolArguments).pipe(
       Effect.provide(RemoteTarget.layer(remote, {
         tokenFile: parsed.options["token-file"],
+        caFile: parsed.options["ca-file"],
         source: DaemonIdentity.resolveSource({ configFile: parsed.options.config, workingDirectory: workspace })
       })),
       Effect.provide(Session.layer(workspace))

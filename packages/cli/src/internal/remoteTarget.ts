@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import type * as DaemonIdentity from "./daemonIdentity.js"
 import * as DaemonSession from "./daemonSession.js"
@@ -32,7 +33,7 @@ export const parse = (text: string): Either.Either<Remote, string> => {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)
   if (scheme === null) {
     return text.length === 0
-      ? Either.left("--remote needs auto, a socket path or a URL (http://HOST:PORT or ws://HOST:PORT).")
+      ? Either.left("--remote needs auto, a socket path or a URL (http(s)://HOST:PORT or ws(s)://HOST:PORT).")
       : Either.right({ _tag: "Socket", path: NodePath.resolve(text) })
   }
   const protocol = scheme[1]!.toLowerCase()
@@ -48,7 +49,7 @@ export const parse = (text: string): Either.Either<Remote, string> => {
     return Either.left(`--remote ${text}: not a valid URL.`)
   }
   if (ws === null || url.port === "" && protocol !== "https" && protocol !== "wss") {
-    return Either.left(`--remote ${text}: a URL must be http://HOST:PORT or ws://HOST:PORT.`)
+    return Either.left(`--remote ${text}: a URL must be http(s)://HOST:PORT or ws(s)://HOST:PORT.`)
   }
   url.protocol = ws
   // Without a path, the host's WebSocket path (LspRemoteAddress.webSocketPath).
@@ -60,7 +61,33 @@ export interface TokenOptions {
   readonly tokenFile?: string | undefined
   /** A token given directly (the Promise client and `LspSeam.layer`). */
   readonly token?: string | undefined
+  /** PEM certificates to trust for a `wss://` host instead of the system's (`--ca-file`). */
+  readonly caFile?: string | undefined
 }
+
+/** The CA certificates of `--ca-file`, when given: a readable PEM file, else `LSP_INVALID_CONFIG`. */
+export const resolveCa = (options: TokenOptions): Effect.Effect<string | undefined, LspError.LspError> =>
+  options.caFile === undefined ? Effect.succeed(undefined) : Effect.try({
+    try: () => {
+      const text = Fs.readFileSync(NodePath.resolve(options.caFile!), "utf8")
+      if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new Error("it holds no PEM certificate")
+      return text
+    },
+    catch: (cause) =>
+      LspError.invalidConfig(
+        `Cannot use the CA file "${options.caFile}": ${cause instanceof Error ? cause.message : String(cause)}.`,
+        { path: options.caFile }
+      )
+  })
+
+/** The WebSocket transport of `url`: its token and, for `--ca-file`, the CA it trusts. */
+export const webSocketTransport = (url: string, options: TokenOptions) =>
+  Effect.gen(function*() {
+    const { Client } = yield* RemoteModules.load
+    const token = yield* resolveToken(url, options)
+    const ca = yield* resolveCa(options)
+    return Client.webSocket(url, token, { ca })
+  })
 
 /** The client's token: `token`, else `--token-file`, else `LSP_SEAM_TOKEN`; none is `LSP_REMOTE_UNAUTHORIZED`. */
 export const resolveToken = (
@@ -97,10 +124,8 @@ export const layer = (
     switch (remote._tag) {
       case "Socket":
         return LspRemoteClient.layer({ transport: LspRemoteClient.socket(remote.path), expect: {} })
-      case "WebSocket": {
-        const token = yield* resolveToken(remote.url, options)
-        return LspRemoteClient.layer({ transport: LspRemoteClient.webSocket(remote.url, token), expect: {} })
-      }
+      case "WebSocket":
+        return LspRemoteClient.layer({ transport: yield* webSocketTransport(remote.url, options), expect: {} })
       case "Auto":
         return DaemonSession.layer(options.source)
     }

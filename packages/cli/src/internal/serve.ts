@@ -14,7 +14,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as SocketServer from "@effect/platform/SocketServer"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
+import { LspRemoteAddress, LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -23,6 +23,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspConfigFile from "../LspConfigFile.js"
 import { type CliIO, stderr } from "./cliIO.js"
@@ -31,11 +32,14 @@ import { UsageError } from "./errors.js"
 import * as IdleExit from "./idleExit.js"
 import * as Prewarm from "./prewarm.js"
 import {
+  allowPlaintextOption,
   idleExitOption,
   listenOption,
   noPrewarmOption,
   rootOption,
   socketOption,
+  tlsCertOption,
+  tlsKeyOption,
   tokenFileOption
 } from "./remoteOptions.js"
 import { tokenVariable } from "./remoteTarget.js"
@@ -56,11 +60,48 @@ export const parseListen = (text: string): Either.Either<{ readonly host: string
   return Either.right({ host: host === "" ? "127.0.0.1" : host, port })
 }
 
-/** `unix:PATH` or the WebSocket URL. */
-export const describeAddress = (address: SocketServer.Address): string =>
+/** `unix:PATH` or the WebSocket URL (`wss://` when `secure`). */
+export const describeAddress = (address: SocketServer.Address, secure = false): string =>
   address._tag === "UnixAddress"
     ? `unix:${address.path}`
-    : `ws://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}/lsp-seam`
+    : `${secure ? "wss" : "ws"}://${
+      address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
+    }:${address.port}/lsp-seam`
+
+const readPem = (flag: string, file: string) =>
+  Effect.try({
+    try: () => NodeFs.readFileSync(NodePath.resolve(file), "utf8"),
+    catch: (cause) => new UsageError({ message: `${flag} ${file}: cannot read it (${String(cause)}).` })
+  })
+
+/** `--tls-cert`/`--tls-key` (both or neither) and the plaintext rule for an address others can reach. */
+const tlsOf = (
+  listen: { readonly host: string; readonly port: number },
+  args: {
+    readonly tlsCert: Option.Option<string>
+    readonly tlsKey: Option.Option<string>
+    readonly allowPlaintext: boolean
+  }
+) =>
+  Effect.gen(function*() {
+    if (Option.isSome(args.tlsCert) !== Option.isSome(args.tlsKey)) {
+      return yield* new UsageError({ message: "--tls-cert and --tls-key go together: give both, or neither." })
+    }
+    if (Option.isSome(args.tlsCert) && Option.isSome(args.tlsKey)) {
+      return {
+        cert: yield* readPem("--tls-cert", args.tlsCert.value),
+        key: yield* readPem("--tls-key", args.tlsKey.value)
+      }
+    }
+    if (!LspRemoteAddress.isLoopback(listen.host) && !args.allowPlaintext) {
+      return yield* new UsageError({
+        message: `--listen ${listen.host}:${listen.port} can be reached from other machines: serve it with TLS ` +
+          "(--tls-cert FILE --tls-key FILE), or pass --allow-plaintext to send the token and every answer " +
+          "unencrypted."
+      })
+    }
+    return undefined
+  })
 
 const serverToken = (tokenFile: Option.Option<string>) =>
   Effect.gen(function*() {
@@ -80,7 +121,13 @@ const serverToken = (tokenFile: Option.Option<string>) =>
 
 type Transport =
   | { readonly _tag: "Socket"; readonly path: string | undefined }
-  | { readonly _tag: "Http"; readonly host: string; readonly port: number; readonly token: Redacted.Redacted<string> }
+  | {
+    readonly _tag: "Http"
+    readonly host: string
+    readonly port: number
+    readonly token: Redacted.Redacted<string>
+    readonly tls: { readonly cert: string; readonly key: string } | undefined
+  }
 
 export const serve = Command.make(
   "serve",
@@ -89,6 +136,9 @@ export const serve = Command.make(
     listen: listenOption,
     tokenFile: tokenFileOption,
     root: rootOption,
+    tlsCert: tlsCertOption,
+    tlsKey: tlsKeyOption,
+    allowPlaintext: allowPlaintextOption,
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption
@@ -101,6 +151,9 @@ export const serve = Command.make(
     Effect.gen(function*() {
       if (Option.isSome(args.socket) && Option.isSome(args.listen)) {
         return yield* new UsageError({ message: "serve takes --socket PATH or --listen HOST:PORT, not both." })
+      }
+      if (Option.isNone(args.listen) && (Option.isSome(args.tlsCert) || Option.isSome(args.tlsKey))) {
+        return yield* new UsageError({ message: "--tls-cert and --tls-key go with --listen HOST:PORT." })
       }
       const idleTime = yield* Option.match(args.idleExit, {
         onNone: () => Effect.succeed(Option.none<Duration.Duration>()),
@@ -122,8 +175,9 @@ export const serve = Command.make(
               onLeft: (message) => Effect.fail(new UsageError({ message })),
               onRight: Effect.succeed
             })
+            const tls = yield* tlsOf(listen, args)
             const token = yield* serverToken(args.tokenFile)
-            return { _tag: "Http", ...listen, token } satisfies Transport
+            return { _tag: "Http", ...listen, token, tls } satisfies Transport
           })
       })
       const workingDirectory = process.cwd()
@@ -168,11 +222,22 @@ export const serve = Command.make(
               ...options,
               host: transport.host,
               port: transport.port,
-              token: transport.token
+              token: transport.token,
+              tls: transport.tls,
+              allowPlaintext: args.allowPlaintext
             }))
             .pipe(Layer.provide(Layer.succeed(LspService.LspService, served)))
         )
-        const address = describeAddress(Context.get(server, LspRemoteServer.LspRemoteServer).address)
+        const address = describeAddress(
+          Context.get(server, LspRemoteServer.LspRemoteServer).address,
+          transport._tag === "Http" && transport.tls !== undefined
+        )
+        if (transport._tag === "Http" && transport.tls === undefined && args.allowPlaintext) {
+          yield* stderr(
+            `lsp-seam serve: WARNING: --allow-plaintext: ${address} serves without TLS; the traffic and the ` +
+              "token are unencrypted and anyone on the network path can read or replay them\n"
+          )
+        }
         const servers = Object.keys(loaded.config.servers).join(", ")
         yield* stderr(
           `lsp-seam serve: listening on ${address} (pid ${process.pid}, version ${identity.version}, ` +

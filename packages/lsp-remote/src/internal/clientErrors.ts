@@ -11,8 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
 // Walks the causes a socket error carries (Node errors, ws ErrorEvents) for facts worth telling.
-const facts = (root: unknown): { readonly errno: string | undefined; readonly status401: boolean } => {
+const facts = (
+  root: unknown
+): { readonly errno: string | undefined; readonly tls: string | undefined; readonly status401: boolean } => {
   let errno: string | undefined
+  let tls: string | undefined
   let status401 = false
   const seen = new Set<unknown>()
   const visit = (u: unknown, depth: number): void => {
@@ -21,22 +24,46 @@ const facts = (root: unknown): { readonly errno: string | undefined; readonly st
     const code: unknown = Reflect.get(u, "code")
     const message: unknown = Reflect.get(u, "message")
     if (errno === undefined && typeof code === "string" && /^E[A-Z]+$/.test(code)) errno = code
+    if (tls === undefined && typeof code === "string" && tlsCode.test(code)) tls = code
+    if (
+      tls === undefined && typeof message === "string" && /wrong version number|packet length too long/.test(message)
+    ) {
+      tls = "ERR_SSL_WRONG_VERSION_NUMBER"
+    }
     if (typeof message === "string" && /\b401\b/.test(message)) status401 = true
     visit(Reflect.get(u, "cause"), depth + 1)
     visit(Reflect.get(u, "error"), depth + 1)
   }
   visit(root, 0)
-  return { errno, status401 }
+  return { errno, tls, status401 }
 }
+
+// OpenSSL's verification results and Node's TLS errors.
+const tlsCode = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$)/
+
+const tlsReason = (code: string): string =>
+  code === "ERR_SSL_WRONG_VERSION_NUMBER"
+    ? `the TLS handshake failed (${code}): the host does not speak TLS there; use ws:// or http:// for a host ` +
+      "without --tls-cert"
+    : code === "ERR_TLS_CERT_ALTNAME_INVALID"
+    ? `its TLS certificate is not valid for this host name (${code}); nothing was sent to it`
+    : `its TLS certificate is not trusted (${code}); nothing was sent to it. Pass the CA that signed it ` +
+      "with --ca-file (caFile), or use a certificate the system trusts"
 
 // `cause`: what the socket reported (an RpcClientError's cause, or a socket error itself).
 const fromTransport = (cause: unknown, where: string): LspError.LspError => {
-  const { errno, status401 } = facts(cause)
+  const { errno, status401, tls } = facts(cause)
   if (status401) {
     return LspError.remoteUnauthorized(
       `The lsp-seam host at ${where} refused the connection: the token is missing or wrong.`,
       { address: where }
     )
+  }
+  if (tls !== undefined) {
+    return LspError.remoteUnavailable(`The lsp-seam host at ${where} is unavailable: ${tlsReason(tls)}.`, {
+      address: where,
+      tls
+    })
   }
   const why = errno === "ENOENT" || errno === "ECONNREFUSED"
     ? "nothing listens there"
