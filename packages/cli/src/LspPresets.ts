@@ -127,7 +127,9 @@ export const all: ReadonlyArray<Preset> = [
       extensionToLanguage: { ".py": "python", ".pyi": "python" },
       // Measured: a cold pyright answers references from the open file only for the first seconds; after
       // a second of silence from the server its first answer matched the warm one.
-      readiness: { quietMs: 1000 }
+      readiness: { quietMs: 1000 },
+      // A project nested in a repository keeps its settings (extraPaths, venv) in its own configuration.
+      rootMarkers: [["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"]]
     }
   },
   {
@@ -220,7 +222,9 @@ export const all: ReadonlyArray<Preset> = [
       maxRetainedDocuments: 8,
       // Without a compilation database clangd indexes opened files only: compile_flags.txt gives flags but no
       // file list, so it does not count (measured with clangd 14: references stayed in the open file).
-      projectMarkers: ["compile_commands.json"]
+      projectMarkers: ["compile_commands.json"],
+      // Where the compilation database (or the flags) of a nested C/C++ project lives.
+      rootMarkers: [["compile_commands.json", "compile_flags.txt", ".clangd"]]
     }
   },
   {
@@ -232,7 +236,9 @@ export const all: ReadonlyArray<Preset> = [
       extensionToLanguage: { ".go": "go" },
       // Never download modules or toolchains.
       env: { GOPROXY: "off", GOTOOLCHAIN: "local" },
-      projectMarkers: ["go.mod", "go.work"]
+      projectMarkers: ["go.mod", "go.work"],
+      // A go.work above covers its modules; without one, the module's own go.mod.
+      rootMarkers: ["go.work", "go.mod"]
     }
   },
   {
@@ -244,7 +250,9 @@ export const all: ReadonlyArray<Preset> = [
       extensionToLanguage: { ".rs": "rust" },
       // cargo metadata must not fetch the registry, and rustup must not install a pinned toolchain.
       env: { CARGO_NET_OFFLINE: "true", RUSTUP_AUTO_INSTALL: "0" },
-      projectMarkers: ["Cargo.toml"]
+      projectMarkers: ["Cargo.toml"],
+      // The nearest crate: rust-analyzer finds the crate's workspace from there (cargo metadata).
+      rootMarkers: ["Cargo.toml"]
     }
   }
 ]

@@ -52,6 +52,7 @@ const report = (providerId: string, usable = true): LspStdio.ServerDiagnosis => 
 const status = (overrides: Partial<StdioStatus.ServerStatus>): StdioStatus.ServerStatus => ({
   providerId: "alpha",
   workspace: "/ws",
+  root: "/ws",
   pid: 4242,
   state: "idle",
   uptimeMs: 1_530,

@@ -52,6 +52,8 @@ export const ServerStatus = Schema.Struct({
   providerId: Schema.String,
   /** The canonical workspace directory. */
   workspace: Schema.String,
+  /** The directory the server runs in, when it is a project root below the workspace (absent from older hosts). */
+  root: Schema.optional(Schema.String),
   /** `null` while starting. */
   pid: Schema.NullOr(Schema.Int),
   state: Schema.Literal("starting", "idle", "busy"),

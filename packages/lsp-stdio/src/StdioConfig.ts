@@ -228,6 +228,15 @@ export const ServerConfig = Schema.Struct({
       "goToImplementation) are flagged incomplete with the reason no-project. Empty: the server needs none.",
     []
   ),
+  rootMarkers: field(
+    ConfigFields.RootMarkers,
+    "Where the server is rooted for a queried file: the nearest directory, from the file's own up to the " +
+      "workspace (never above it), that holds one of these files. Entries are tried in order, and a nested " +
+      "list's names count as one entry (the nearest directory holding any of them), so [\"go.work\", \"go.mod\"] " +
+      "prefers a go.work anywhere above to the nearest go.mod. One server runs per root found; a file with " +
+      "none is served from the workspace. Empty: always the workspace.",
+    []
+  ),
   readiness: field(Readiness, "When a freshly started server is ready for its first query.", {
     quietMs: 0,
     progress: true,

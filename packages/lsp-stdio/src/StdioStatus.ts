@@ -15,8 +15,13 @@ import type * as Effect from "effect/Effect"
  */
 export interface ServerStatus {
   readonly providerId: string
-  /** The canonical workspace directory. */
+  /** The canonical workspace directory of the query that started it. */
   readonly workspace: string
+  /**
+   * The directory the server runs in: the workspace, or the project root inside it that the server's
+   * `rootMarkers` found.
+   */
+  readonly root: string
   /** `null` while starting. */
   readonly pid: number | null
   readonly state: "starting" | "idle" | "busy"

@@ -474,6 +474,7 @@ describe("LspStdio under TestClock (memory executor)", () => {
       assert.deepStrictEqual(status, {
         providerId: "mem",
         workspace,
+        root: workspace,
         pid: second!.pid,
         state: "idle",
         uptimeMs: 5_000,

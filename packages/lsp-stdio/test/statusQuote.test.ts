@@ -6,6 +6,7 @@ import type { ServerStatus } from "../src/StdioStatus.js"
 const running: ServerStatus = {
   providerId: "ts",
   workspace: "/ws",
+  root: "/ws",
   pid: 4242,
   state: "busy",
   uptimeMs: 12_345,

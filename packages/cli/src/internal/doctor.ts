@@ -75,7 +75,8 @@ const statusLine = (status: StdioStatus.ServerStatus): string => {
   const line = `  ${status.providerId}: pid ${status.pid ?? "-"}, ${status.state}, up ${duration(status.uptimeMs)}, ` +
     `queries served ${status.queriesServed}${status.queued === 0 ? "" : ` (${status.queued} waiting)`}, ` +
     `restarts ${status.restarts}, ` +
-    `RSS ${status.rssBytes === null ? "unknown" : megabytes(status.rssBytes)}, workspace ${status.workspace}, `
+    `RSS ${status.rssBytes === null ? "unknown" : megabytes(status.rssBytes)}, workspace ${status.workspace}, ` +
+    (status.root === status.workspace ? "" : `root ${status.root}, `)
   return status.lastError === null
     ? `${line}last error: none`
     : `${line}last error:\n      ${indent(clip(status.lastError.trim()), "      ")}`

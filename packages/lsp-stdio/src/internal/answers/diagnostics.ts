@@ -140,10 +140,12 @@ export const collect = (
     readonly wait: DiagnosticsWait
     readonly untilMillis: number
     readonly inWorkspace: (uri: string) => boolean
+    /** The query's workspace, which the result's paths are shown relative to. */
+    readonly workspaceUri: string
   }
 ): Effect.Effect<LspResult.LspDiagnosticsResult, LspError.LspError> =>
   Effect.gen(function*() {
-    const workspaceUri = instance.workspace.uri
+    const workspaceUri = options.workspaceUri
     if (advertised(instance.capabilities.diagnosticProvider)) {
       const raw = yield* instance.connection.request("textDocument/diagnostic", { textDocument: { uri: synced.uri } })
       const report = yield* normalizeReport(raw, synced.uri)

@@ -17,7 +17,8 @@ const calls = (
   instance: ServerInstance.ServerInstance,
   direction: Direction,
   uri: string,
-  position: LspQuery.LspPosition
+  position: LspQuery.LspPosition,
+  workspaceUri: string
 ) =>
   Effect.gen(function*() {
     const prepared = yield* Effect.flatMap(
@@ -33,7 +34,7 @@ const calls = (
       direction === "incomingCalls" ? "incoming" : "outgoing",
       prepared.map(({ item }) => item),
       found.flat(),
-      instance.workspace.uri
+      workspaceUri
     )
   })
 
@@ -45,9 +46,10 @@ export const ask = (
   instance: ServerInstance.ServerInstance,
   // Diagnostics are not one request but a wait on what the server pushes: see diagnostics.ts.
   query: Exclude<LspQuery.LspProviderQuery, { readonly operation: "diagnostics" }>,
-  uri: string
+  uri: string,
+  /** The query's workspace, which the result's paths are shown relative to (the server may run below it). */
+  workspaceUri: string
 ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> => {
-  const workspaceUri = instance.workspace.uri
   const request = (params: unknown) => instance.connection.request(methodOf(query.operation), params)
   switch (query.operation) {
     case "documentSymbol":
@@ -62,7 +64,7 @@ export const ask = (
       )
     case "incomingCalls":
     case "outgoingCalls":
-      return calls(instance, query.operation, uri, query.position)
+      return calls(instance, query.operation, uri, query.position, workspaceUri)
     case "hover":
       return Effect.flatMap(
         request(requestParams(query.operation, uri, query.position)),

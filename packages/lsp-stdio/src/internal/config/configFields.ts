@@ -93,6 +93,17 @@ const FileName = Schema.String.pipe(
 
 export const FileNames = Schema.Array(FileName).annotations({ title: "an array of file names" })
 
+/**
+ * Root markers in order of priority: each entry a file name, or a list of names of equal priority (the
+ * nearest directory holding any of them wins).
+ */
+export const RootMarkers = Schema.Array(
+  Schema.Union(
+    FileName,
+    Schema.Array(FileName).pipe(Schema.minItems(1)).annotations({ title: "a non-empty array of file names" })
+  )
+).annotations({ title: "an array of file names or arrays of file names" })
+
 export const Args = Schema.Array(NoNulString).annotations({ title: "an array of strings" })
 
 export const Env = Schema.Record({ key: EnvName, value: NoNulString }).annotations({

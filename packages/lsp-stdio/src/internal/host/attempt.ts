@@ -122,10 +122,11 @@ const request = (
         threshold: query.severity ?? "warning",
         wait: spec.config.diagnosticsWait,
         untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-        inWorkspace: (candidate) => isInsideUri(services.path, key.workspace, candidate)
+        inWorkspace: (candidate) => isInsideUri(services.path, key.workspace, candidate),
+        workspaceUri: key.workspace.uri
       })
     }
-    return yield* Requests.ask(instance, query, uri).pipe(
+    return yield* Requests.ask(instance, query, uri, key.workspace.uri).pipe(
       Effect.catchIf(isUnknownMethod, (error) =>
         Errors.unsupportedOperation(
           `The "${spec.providerId}" language server does not support ${query.operation}: it advertises ` +

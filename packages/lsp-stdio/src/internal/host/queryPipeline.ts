@@ -31,7 +31,8 @@ import * as Scope from "effect/Scope"
 import * as RetainedDocuments from "../documents/retainedDocuments.js"
 import { linesOf, locateSourceWith, readLocatedWith } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
-import { resolveWorkspaceWith } from "../files/workspace.js"
+import { rootFor } from "../files/projectRoot.js"
+import { resolveWorkspaceWith, type Workspace } from "../files/workspace.js"
 import * as WorkspaceFiles from "../files/workspaceFiles.js"
 import { isTransportFailure } from "../servers/failures.js"
 import type * as Permits from "../servers/permits.js"
@@ -95,13 +96,18 @@ const locateAndRead = ({ key, services, servers, spec }: Target, filePath: strin
  * workspace this server handles (opening one gives servers that need a project their project). None: the
  * server has nothing to search here and is not started.
  */
-const fileOf = ({ key, services, spec }: Target, query: LspQuery.LspProviderQuery) =>
+const fileOf = (
+  services: FileServices,
+  spec: ServerInstance.ServerSpec,
+  workspace: Workspace,
+  query: LspQuery.LspProviderQuery
+) =>
   Effect.gen(function*() {
     if (query.filePath !== undefined) {
       return { filePath: query.filePath, languageId: query.languageId }
     }
     const languages = ServerInstance.languagesOf(spec)
-    const search = yield* WorkspaceFiles.findFiles(services.files, services.path, key.workspace.path, [
+    const search = yield* WorkspaceFiles.findFiles(services.files, services.path, workspace.path, [
       { id: spec.providerId, extensions: [...languages.keys()], maxBytes: spec.config.maxDocumentBytes }
     ])
     const found = search.found.get(spec.providerId)
@@ -164,10 +170,12 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => ({
     query: LspQuery.LspProviderQuery
   ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
     Effect.gen(function*() {
-      const key = ServerKey.make(spec.providerId, yield* resolveWorkspaceWith(services, query.workspaceRoot))
-      const target: Target = { services, servers, spec, key }
-      const file = yield* fileOf(target, query)
-      if (file === undefined) return LspResult.symbols([], key.workspace.uri)
+      const workspace = yield* resolveWorkspaceWith(services, query.workspaceRoot)
+      const file = yield* fileOf(services, spec, workspace, query)
+      if (file === undefined) return LspResult.symbols([], workspace.uri)
+      // The server is named by its root, so the permit is that server's: found before the query's turn.
+      const root = yield* rootFor(services, workspace, file.filePath, spec.config.rootMarkers)
+      const target: Target = { services, servers, spec, key: ServerKey.make(spec.providerId, workspace, root) }
       return yield* inQueryScope(owner, answer(target, permits, query, file))
     }).pipe(
       // One span per query, not per message: spans cost as much as the rest of a message's handling. No

@@ -66,7 +66,7 @@ export const make = (
       Effect.gen(function*() {
         yield* crashes.check(key.id, spec.providerId, spec.config.crashLoop)
         starts.set(key.id, startsOf(key) + 1)
-        const instance = yield* ServerInstance.start(spec, key.workspace, world, {
+        const instance = yield* ServerInstance.start(spec, key.root, world, {
           onCrash: (error) => crashes.record(key.id, error)
         })
         // A server that exits on its own while idle is evicted at once rather than at the next query for its
@@ -87,6 +87,7 @@ export const make = (
         return {
           providerId: key?.providerId ?? "",
           workspace: key?.workspace.path ?? "",
+          root: key?.root.path ?? "",
           pid: instance?.pid ?? null,
           state: instance === undefined ? "starting" : entry.inUse > 0 ? "busy" : "idle",
           uptimeMs: now - entry.startedAt,
