@@ -1,11 +1,19 @@
 /**
- * What the seam answers: locations for the three navigation operations, hover text for `hover`.
- * An empty answer is a success, never an error.
+ * What the seam answers: locations for the three navigation operations, hover text for `hover`, symbols,
+ * calls and diagnostics for the others. An empty answer is a success, never an error.
+ *
+ * The schemas live by concept in `internal/result/` (navigation, symbols, calls, diagnostics, and the
+ * annotations every answer may carry); this module is their public face and owns the union of answers.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { type LspOperation, LspPosition, LspRange, LspSeverity } from "./LspQuery.js"
+import * as Annotations from "./internal/result/annotations.js"
+import * as Calls from "./internal/result/calls.js"
+import * as Diagnostics from "./internal/result/diagnostics.js"
+import * as Navigation from "./internal/result/navigation.js"
+import * as Symbols from "./internal/result/symbols.js"
+import type { LspOperation } from "./LspQuery.js"
 
 /**
  * A place in a document: a URI (usually `file:`) and a zero-based range.
@@ -13,16 +21,13 @@ import { type LspOperation, LspPosition, LspRange, LspSeverity } from "./LspQuer
  * @since 0.1.0
  * @category models
  */
-export const LspLocation = Schema.Struct({
-  uri: Schema.String,
-  range: LspRange
-})
+export const LspLocation: typeof Navigation.LspLocation = Navigation.LspLocation
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type LspLocation = typeof LspLocation.Type
+export type LspLocation = Navigation.LspLocation
 
 /**
  * Hover contents normalised to one string (markdown or plain text), and the range it applies to.
@@ -30,16 +35,13 @@ export type LspLocation = typeof LspLocation.Type
  * @since 0.1.0
  * @category models
  */
-export const LspHover = Schema.Struct({
-  contents: Schema.String,
-  range: Schema.optional(LspRange)
-})
+export const LspHover: typeof Navigation.LspHover = Navigation.LspHover
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type LspHover = typeof LspHover.Type
+export type LspHover = Navigation.LspHover
 
 /**
  * Present (and `true`) only when the answer may be missing results: the server was still busy with its
@@ -49,9 +51,7 @@ export type LspHover = typeof LspHover.Type
  * @since 0.1.0
  * @category models
  */
-export const Incomplete = Schema.Literal(true).annotations({
-  description: "The answer may be incomplete; incompleteReasons says why."
-})
+export const Incomplete: typeof Annotations.Incomplete = Annotations.Incomplete
 
 /**
  * Why an answer may be incomplete: `readiness` — the server had not finished starting up; `no-project` —
@@ -64,13 +64,13 @@ export const Incomplete = Schema.Literal(true).annotations({
  * @since 0.2.0
  * @category models
  */
-export const IncompleteReasonKind = Schema.Literal("readiness", "no-project", "provider-failed", "diagnostics-pending")
+export const IncompleteReasonKind: typeof Annotations.IncompleteReasonKind = Annotations.IncompleteReasonKind
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type IncompleteReasonKind = typeof IncompleteReasonKind.Type
+export type IncompleteReasonKind = Annotations.IncompleteReasonKind
 
 /**
  * One reason an answer may be incomplete, with a one-line message for the model that includes the remedy.
@@ -78,16 +78,13 @@ export type IncompleteReasonKind = typeof IncompleteReasonKind.Type
  * @since 0.2.0
  * @category models
  */
-export const IncompleteReason = Schema.Struct({
-  reason: IncompleteReasonKind,
-  message: Schema.String
-})
+export const IncompleteReason: typeof Annotations.IncompleteReason = Annotations.IncompleteReason
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type IncompleteReason = typeof IncompleteReason.Type
+export type IncompleteReason = Annotations.IncompleteReason
 
 /**
  * The standard message of a `readiness` reason.
@@ -95,9 +92,7 @@ export type IncompleteReason = typeof IncompleteReason.Type
  * @since 0.2.0
  * @category constants
  */
-export const readinessMessage =
-  "The language server was still starting up (indexing); this answer may be incomplete. Repeat the query in " +
-  "a few seconds for a complete answer."
+export const readinessMessage: string = Annotations.readinessMessage
 
 /**
  * The `readiness` reason with its standard message (what `markIncomplete(result)` adds).
@@ -105,7 +100,7 @@ export const readinessMessage =
  * @since 0.2.0
  * @category constants
  */
-export const readiness: IncompleteReason = { reason: "readiness", message: readinessMessage }
+export const readiness: IncompleteReason = Annotations.readiness
 
 /**
  * What a request with `symbol` was resolved to: the zero-based `position` actually queried, the
@@ -115,18 +110,13 @@ export const readiness: IncompleteReason = { reason: "readiness", message: readi
  * @since 0.2.0
  * @category models
  */
-export const Resolved = Schema.Struct({
-  symbol: Schema.String,
-  position: LspPosition,
-  requested: LspPosition,
-  occurrences: Schema.Int.pipe(Schema.positive())
-})
+export const Resolved: typeof Annotations.Resolved = Annotations.Resolved
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type Resolved = typeof Resolved.Type
+export type Resolved = Annotations.Resolved
 
 /**
  * An identifier on a line: its name and the zero-based UTF-16 column where it starts.
@@ -134,16 +124,13 @@ export type Resolved = typeof Resolved.Type
  * @since 0.2.0
  * @category models
  */
-export const LspIdentifier = Schema.Struct({
-  name: Schema.String,
-  character: Schema.NonNegativeInt
-})
+export const LspIdentifier: typeof Annotations.LspIdentifier = Annotations.LspIdentifier
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspIdentifier = typeof LspIdentifier.Type
+export type LspIdentifier = Annotations.LspIdentifier
 
 /**
  * Set by providers only on an empty answer (no locations, or a null hover) whose position is not on an
@@ -152,25 +139,13 @@ export type LspIdentifier = typeof LspIdentifier.Type
  * @since 0.2.0
  * @category models
  */
-export const OffIdentifier = Schema.Struct({
-  line: Schema.NonNegativeInt,
-  character: Schema.NonNegativeInt,
-  identifiers: Schema.Array(LspIdentifier)
-})
+export const OffIdentifier: typeof Annotations.OffIdentifier = Annotations.OffIdentifier
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type OffIdentifier = typeof OffIdentifier.Type
-
-// Additive, optional facts any result may carry (since 0.2.0 except `incomplete`).
-const annotations = {
-  incomplete: Schema.optional(Incomplete),
-  incompleteReasons: Schema.optional(Schema.Array(IncompleteReason)),
-  resolved: Schema.optional(Resolved),
-  offIdentifier: Schema.optional(OffIdentifier)
-}
+export type OffIdentifier = Annotations.OffIdentifier
 
 /**
  * The answer to goToDefinition, findReferences or goToImplementation. `resolvedWorkspaceUri` is the
@@ -180,18 +155,13 @@ const annotations = {
  * @since 0.1.0
  * @category models
  */
-export const LspLocationsResult = Schema.Struct({
-  kind: Schema.Literal("locations"),
-  locations: Schema.Array(LspLocation),
-  resolvedWorkspaceUri: Schema.String,
-  ...annotations
-})
+export const LspLocationsResult: typeof Navigation.LspLocationsResult = Navigation.LspLocationsResult
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type LspLocationsResult = typeof LspLocationsResult.Type
+export type LspLocationsResult = Navigation.LspLocationsResult
 
 /**
  * The answer to hover; `null` when the server has nothing to say at that position.
@@ -199,17 +169,13 @@ export type LspLocationsResult = typeof LspLocationsResult.Type
  * @since 0.1.0
  * @category models
  */
-export const LspHoverResult = Schema.Struct({
-  kind: Schema.Literal("hover"),
-  hover: Schema.NullOr(LspHover),
-  ...annotations
-})
+export const LspHoverResult: typeof Navigation.LspHoverResult = Navigation.LspHoverResult
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type LspHoverResult = typeof LspHoverResult.Type
+export type LspHoverResult = Navigation.LspHoverResult
 
 /**
  * LSP's symbol kinds by name (`SymbolKind` 1–26), as results carry them.
@@ -217,40 +183,13 @@ export type LspHoverResult = typeof LspHoverResult.Type
  * @since 0.2.0
  * @category models
  */
-export const SymbolKindName = Schema.Literal(
-  "File",
-  "Module",
-  "Namespace",
-  "Package",
-  "Class",
-  "Method",
-  "Property",
-  "Field",
-  "Constructor",
-  "Enum",
-  "Interface",
-  "Function",
-  "Variable",
-  "Constant",
-  "String",
-  "Number",
-  "Boolean",
-  "Array",
-  "Object",
-  "Key",
-  "Null",
-  "EnumMember",
-  "Struct",
-  "Event",
-  "Operator",
-  "TypeParameter"
-)
+export const SymbolKindName: typeof Symbols.SymbolKindName = Symbols.SymbolKindName
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type SymbolKindName = typeof SymbolKindName.Type
+export type SymbolKindName = Symbols.SymbolKindName
 
 /**
  * A symbol: its name and kind, where it is (`range`, the whole declaration) and where its name is
@@ -261,23 +200,13 @@ export type SymbolKindName = typeof SymbolKindName.Type
  * @since 0.2.0
  * @category models
  */
-export const LspSymbol = Schema.Struct({
-  name: Schema.String,
-  kind: SymbolKindName,
-  containerName: Schema.optional(Schema.String),
-  detail: Schema.optional(Schema.String),
-  uri: Schema.String,
-  range: LspRange,
-  selectionRange: LspRange,
-  depth: Schema.optional(Schema.NonNegativeInt),
-  provider: Schema.optional(Schema.String)
-})
+export const LspSymbol: typeof Symbols.LspSymbol = Symbols.LspSymbol
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspSymbol = typeof LspSymbol.Type
+export type LspSymbol = Symbols.LspSymbol
 
 /**
  * The answer to documentSymbol (the file's symbols in document order, parents before their children) and
@@ -286,18 +215,13 @@ export type LspSymbol = typeof LspSymbol.Type
  * @since 0.2.0
  * @category models
  */
-export const LspSymbolsResult = Schema.Struct({
-  kind: Schema.Literal("symbols"),
-  symbols: Schema.Array(LspSymbol),
-  resolvedWorkspaceUri: Schema.String,
-  ...annotations
-})
+export const LspSymbolsResult: typeof Symbols.LspSymbolsResult = Symbols.LspSymbolsResult
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspSymbolsResult = typeof LspSymbolsResult.Type
+export type LspSymbolsResult = Symbols.LspSymbolsResult
 
 /**
  * A function-like item of the call hierarchy: a caller, a callee, or the item the calls were asked about.
@@ -305,20 +229,13 @@ export type LspSymbolsResult = typeof LspSymbolsResult.Type
  * @since 0.2.0
  * @category models
  */
-export const LspCallItem = Schema.Struct({
-  name: Schema.String,
-  kind: SymbolKindName,
-  detail: Schema.optional(Schema.String),
-  uri: Schema.String,
-  range: LspRange,
-  selectionRange: LspRange
-})
+export const LspCallItem: typeof Calls.LspCallItem = Calls.LspCallItem
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspCallItem = typeof LspCallItem.Type
+export type LspCallItem = Calls.LspCallItem
 
 /**
  * One call edge: the caller (incomingCalls) or callee (outgoingCalls), and the call sites `fromRanges`,
@@ -327,17 +244,13 @@ export type LspCallItem = typeof LspCallItem.Type
  * @since 0.2.0
  * @category models
  */
-export const LspCall = Schema.Struct({
-  ...LspCallItem.fields,
-  fromUri: Schema.String,
-  fromRanges: Schema.Array(LspRange)
-})
+export const LspCall: typeof Calls.LspCall = Calls.LspCall
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspCall = typeof LspCall.Type
+export type LspCall = Calls.LspCall
 
 /**
  * The answer to incomingCalls and outgoingCalls: the items the position prepared (usually one), and the
@@ -346,20 +259,13 @@ export type LspCall = typeof LspCall.Type
  * @since 0.2.0
  * @category models
  */
-export const LspCallsResult = Schema.Struct({
-  kind: Schema.Literal("calls"),
-  direction: Schema.Literal("incoming", "outgoing"),
-  items: Schema.Array(LspCallItem),
-  calls: Schema.Array(LspCall),
-  resolvedWorkspaceUri: Schema.String,
-  ...annotations
-})
+export const LspCallsResult: typeof Calls.LspCallsResult = Calls.LspCallsResult
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspCallsResult = typeof LspCallsResult.Type
+export type LspCallsResult = Calls.LspCallsResult
 
 /**
  * One diagnostic: where, how serious, what. `related` marks a diagnostic of another file of the workspace
@@ -368,21 +274,13 @@ export type LspCallsResult = typeof LspCallsResult.Type
  * @since 0.2.0
  * @category models
  */
-export const LspDiagnostic = Schema.Struct({
-  uri: Schema.String,
-  range: LspRange,
-  severity: LspSeverity,
-  code: Schema.optional(Schema.String),
-  source: Schema.optional(Schema.String),
-  message: Schema.String,
-  related: Schema.optional(Schema.Literal(true))
-})
+export const LspDiagnostic: typeof Diagnostics.LspDiagnostic = Diagnostics.LspDiagnostic
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspDiagnostic = typeof LspDiagnostic.Type
+export type LspDiagnostic = Diagnostics.LspDiagnostic
 
 /**
  * The answer to diagnostics: the asked file's first (by position), then related ones. Empty means clean
@@ -391,18 +289,13 @@ export type LspDiagnostic = typeof LspDiagnostic.Type
  * @since 0.2.0
  * @category models
  */
-export const LspDiagnosticsResult = Schema.Struct({
-  kind: Schema.Literal("diagnostics"),
-  diagnostics: Schema.Array(LspDiagnostic),
-  resolvedWorkspaceUri: Schema.String,
-  ...annotations
-})
+export const LspDiagnosticsResult: typeof Diagnostics.LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LspDiagnosticsResult = typeof LspDiagnosticsResult.Type
+export type LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
 
 /**
  * The closed union of answers, discriminated by `kind`.
@@ -428,16 +321,16 @@ export type LspQueryResult = typeof LspQueryResult.Type
  * @since 0.1.0
  * @category constructors
  */
-export const locations = (
+export const locations: (
   locations: ReadonlyArray<LspLocation>,
   resolvedWorkspaceUri: string
-): LspLocationsResult => ({ kind: "locations", locations, resolvedWorkspaceUri })
+) => LspLocationsResult = Navigation.locations
 
 /**
  * @since 0.1.0
  * @category constructors
  */
-export const hover = (hover: LspHover | null): LspHoverResult => ({ kind: "hover", hover })
+export const hover: (hover: LspHover | null) => LspHoverResult = Navigation.hover
 
 /**
  * Marks a result as possibly incomplete: sets `incomplete: true` and appends `reason` (default: the
@@ -446,14 +339,8 @@ export const hover = (hover: LspHover | null): LspHoverResult => ({ kind: "hover
  * @since 0.1.0
  * @category constructors
  */
-export const markIncomplete = <A extends LspQueryResult>(result: A, reason: IncompleteReason = readiness): A => {
-  const reasons = result.incompleteReasons ?? []
-  return {
-    ...result,
-    incomplete: true,
-    incompleteReasons: reasons.some((r) => r.reason === reason.reason) ? reasons : [...reasons, reason]
-  }
-}
+export const markIncomplete: <A extends LspQueryResult>(result: A, reason?: IncompleteReason) => A =
+  Annotations.markIncomplete
 
 /**
  * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
@@ -462,12 +349,8 @@ export const markIncomplete = <A extends LspQueryResult>(result: A, reason: Inco
  * @since 0.2.0
  * @category utils
  */
-export const incompleteReasonsOf = (result: LspQueryResult): ReadonlyArray<IncompleteReason> =>
-  result.incompleteReasons !== undefined && result.incompleteReasons.length > 0
-    ? result.incompleteReasons
-    : result.incomplete === true
-    ? [readiness]
-    : []
+export const incompleteReasonsOf: (result: LspQueryResult) => ReadonlyArray<IncompleteReason> =
+  Annotations.incompleteReasonsOf
 
 /**
  * Records what a request with `symbol` was resolved to.
@@ -475,7 +358,7 @@ export const incompleteReasonsOf = (result: LspQueryResult): ReadonlyArray<Incom
  * @since 0.2.0
  * @category constructors
  */
-export const withResolved = <A extends LspQueryResult>(result: A, resolved: Resolved): A => ({ ...result, resolved })
+export const withResolved: <A extends LspQueryResult>(result: A, resolved: Resolved) => A = Annotations.withResolved
 
 /**
  * Records that an empty answer was asked at a position off any identifier (see `OffIdentifier`).
@@ -483,10 +366,8 @@ export const withResolved = <A extends LspQueryResult>(result: A, resolved: Reso
  * @since 0.2.0
  * @category constructors
  */
-export const withOffIdentifier = <A extends LspQueryResult>(result: A, offIdentifier: OffIdentifier): A => ({
-  ...result,
-  offIdentifier
-})
+export const withOffIdentifier: <A extends LspQueryResult>(result: A, offIdentifier: OffIdentifier) => A =
+  Annotations.withOffIdentifier
 
 /**
  * True for an answer with nothing in it: no locations, or a hover that is null or blank.
@@ -513,31 +394,28 @@ export const isEmpty = (result: LspQueryResult): boolean => {
  * @since 0.2.0
  * @category constructors
  */
-export const diagnostics = (
+export const diagnostics: (
   diagnostics: ReadonlyArray<LspDiagnostic>,
   resolvedWorkspaceUri: string
-): LspDiagnosticsResult => ({ kind: "diagnostics", diagnostics, resolvedWorkspaceUri })
+) => LspDiagnosticsResult = Diagnostics.diagnostics
 
 /**
  * @since 0.2.0
  * @category constructors
  */
-export const symbols = (symbols: ReadonlyArray<LspSymbol>, resolvedWorkspaceUri: string): LspSymbolsResult => ({
-  kind: "symbols",
-  symbols,
-  resolvedWorkspaceUri
-})
+export const symbols: (symbols: ReadonlyArray<LspSymbol>, resolvedWorkspaceUri: string) => LspSymbolsResult =
+  Symbols.symbols
 
 /**
  * @since 0.2.0
  * @category constructors
  */
-export const calls = (
+export const calls: (
   direction: "incoming" | "outgoing",
   items: ReadonlyArray<LspCallItem>,
   calls: ReadonlyArray<LspCall>,
   resolvedWorkspaceUri: string
-): LspCallsResult => ({ kind: "calls", direction, items, calls, resolvedWorkspaceUri })
+) => LspCallsResult = Calls.calls
 
 /**
  * The result kind each operation answers with.

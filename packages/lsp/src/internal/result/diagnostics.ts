@@ -1,0 +1,31 @@
+// The answer of diagnostics: the asked file's diagnostics and the related ones of other files. The public
+// documentation of each is in LspResult.ts.
+import * as Schema from "effect/Schema"
+import { LspRange, LspSeverity } from "../../LspQuery.js"
+import * as Annotations from "./annotations.js"
+
+export const LspDiagnostic = Schema.Struct({
+  uri: Schema.String,
+  range: LspRange,
+  severity: LspSeverity,
+  code: Schema.optional(Schema.String),
+  source: Schema.optional(Schema.String),
+  message: Schema.String,
+  related: Schema.optional(Schema.Literal(true))
+})
+
+export type LspDiagnostic = typeof LspDiagnostic.Type
+
+export const LspDiagnosticsResult = Schema.Struct({
+  kind: Schema.Literal("diagnostics"),
+  diagnostics: Schema.Array(LspDiagnostic),
+  resolvedWorkspaceUri: Schema.String,
+  ...Annotations.fields
+})
+
+export type LspDiagnosticsResult = typeof LspDiagnosticsResult.Type
+
+export const diagnostics = (
+  diagnostics: ReadonlyArray<LspDiagnostic>,
+  resolvedWorkspaceUri: string
+): LspDiagnosticsResult => ({ kind: "diagnostics", diagnostics, resolvedWorkspaceUri })
