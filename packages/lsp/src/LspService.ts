@@ -9,17 +9,17 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import { checked, formatIssue } from "./internal/providerAnswer.js"
 import * as Registry from "./internal/registry.js"
+import { searchAll } from "./internal/symbolSearch.js"
 import * as LspDecode from "./LspDecode.js"
 import * as LspError from "./LspError.js"
 import { finalExtension } from "./LspExtension.js"
 import type { LspProvider } from "./LspProvider.js"
-import { LspQueryRequest, type LspWorkspaceSymbolRequest } from "./LspQuery.js"
-import { kindOf, type LspQueryResult, type LspSymbolsResult, markIncomplete } from "./LspResult.js"
-import * as LspResultCheck from "./LspResultCheck.js"
+import { LspQueryRequest } from "./LspQuery.js"
+import type { LspQueryResult } from "./LspResult.js"
 
 /**
  * @since 0.1.0
@@ -45,23 +45,6 @@ export interface LspServiceShape {
  */
 export class LspService extends Context.Tag("@lsp-seam/lsp/LspService")<LspService, LspServiceShape>() {}
 
-/** Two providers' answers as one; each keeps its own workspace URI per symbol only through `uri`. */
-const mergeSymbols = (
-  merged: LspSymbolsResult,
-  next: LspSymbolsResult,
-  labelled: LspSymbolsResult["symbols"]
-): LspSymbolsResult => {
-  const reasons = [...(merged.incompleteReasons ?? []), ...(next.incompleteReasons ?? [])]
-  return {
-    ...merged,
-    symbols: [...merged.symbols, ...labelled],
-    ...(merged.incomplete === true || next.incomplete === true ? { incomplete: true } : {}),
-    ...(reasons.length > 0 ? { incompleteReasons: reasons } : {})
-  }
-}
-
-const formatIssue = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
-
 // Compiled once: building a decoder per query cost as much as the rest of the routing.
 const decodeRequest = LspDecode.decodeUnknownEither(LspQueryRequest)
 
@@ -86,70 +69,6 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
       }).pipe(Effect.flatMap((reserved) => reserved)),
       (token) => Ref.update(state, (current) => Registry.release(current, provider.id, token))
     ).pipe(Effect.asVoid, Effect.withSpan("LspService.registerProvider"))
-
-  /** The provider's answer, checked against the contract: providers may be plain JavaScript or remote. */
-  const checked = (provider: LspProvider, request: LspQueryRequest, result: unknown) =>
-    Effect.gen(function*() {
-      const valid = yield* Either.mapLeft(LspResultCheck.validate(result), (error) =>
-        LspError.malformedResponse(
-          `Provider "${provider.id}" returned an invalid result: ${formatIssue(error)}`,
-          { providerId: provider.id }
-        ))
-      if (valid.kind !== kindOf(request.operation)) {
-        return yield* LspError.malformedResponse(
-          `Provider "${provider.id}" answered ${request.operation} with a "${valid.kind}" result.`,
-          { providerId: provider.id }
-        )
-      }
-      return valid
-    })
-
-  /**
-   * A workspaceSymbol search without a file: every provider is asked at once and the symbols merged in
-   * provider order, each labelled with its provider. A provider that fails leaves the others' answer,
-   * flagged `provider-failed`; only when every one fails does the search fail (with the first error).
-   */
-  const searchAll = (request: LspWorkspaceSymbolRequest, providers: ReadonlyArray<LspProvider>) =>
-    Effect.gen(function*() {
-      if (providers.length === 0) {
-        return yield* LspError.unavailable("No language server is registered to search for symbols.", {})
-      }
-      const answers = yield* Effect.forEach(
-        providers,
-        (provider) =>
-          Effect.either(Effect.flatMap(
-            provider.query({ ...request, languageId: "" }),
-            (result) => checked(provider, request, result)
-          )),
-        { concurrency: "unbounded" }
-      )
-      const failures: Array<readonly [LspProvider, LspError.LspError]> = []
-      let merged: LspSymbolsResult | undefined
-      for (let i = 0; i < answers.length; i++) {
-        const answer = answers[i]!
-        const provider = providers[i]!
-        if (Either.isLeft(answer)) {
-          failures.push([provider, answer.left])
-          continue
-        }
-        if (answer.right.kind !== "symbols") continue
-        const labelled = answer.right.symbols.map((symbol) => ({ ...symbol, provider: provider.id }))
-        merged = merged === undefined
-          ? { ...answer.right, symbols: labelled }
-          : mergeSymbols(merged, answer.right, labelled)
-      }
-      if (merged === undefined) return yield* Effect.fail(failures[0]![1])
-      return failures.reduce(
-        (result, [provider, error]) =>
-          markIncomplete(result, {
-            reason: "provider-failed",
-            message:
-              `The "${provider.id}" language server could not search (error[${error.code}]: ${error.message}); ` +
-              "its symbols are missing."
-          }),
-        merged
-      )
-    })
 
   // No Effect.fn or withSpan here: both re-wrap failures to attach traces, and provider errors must reach the
   // caller as the very same values.
