@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 
 /**
@@ -76,6 +77,31 @@ export const LspErrorDetail = Schema.Record({ key: Schema.String, value: Schema.
 export type LspErrorDetail = typeof LspErrorDetail.Type
 
 /**
+ * Why a failure happened, as a tagged value programs match on (`_tag`) instead of reading `code` and
+ * `detail`: `MethodNotFound` — a server answered JSON-RPC -32601 to `method`; `InitializeFailed` — the
+ * server's initialize handshake failed; `PositionEncoding` — the server chose a position encoding lsp-seam
+ * cannot use; `ServerExited` — the server process exited; `TransportFailed` — writing to or reading from the
+ * server failed. Optional on an `LspError`: absent unless the raiser knew it. Build one as a plain value,
+ * e.g. `{ _tag: "MethodNotFound", method: "textDocument/hover" }`, and attach it with `withReason`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspErrorReason = Schema.Union(
+  Schema.TaggedStruct("MethodNotFound", { method: Schema.String }),
+  Schema.TaggedStruct("InitializeFailed", {}),
+  Schema.TaggedStruct("PositionEncoding", {}),
+  Schema.TaggedStruct("ServerExited", {}),
+  Schema.TaggedStruct("TransportFailed", {})
+)
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspErrorReason = typeof LspErrorReason.Type
+
+/**
  * A coded lsp-seam failure. `message` is written for the reader who has to act on it (often a model).
  *
  * @since 0.1.0
@@ -84,7 +110,8 @@ export type LspErrorDetail = typeof LspErrorDetail.Type
 export class LspError extends Schema.TaggedError<LspError>("@lsp-seam/lsp/LspError")("LspError", {
   code: LspErrorCode,
   message: Schema.String,
-  detail: Schema.optional(LspErrorDetail)
+  detail: Schema.optional(LspErrorDetail),
+  reason: Schema.optional(LspErrorReason)
 }) {}
 
 /**
@@ -95,6 +122,33 @@ export class LspError extends Schema.TaggedError<LspError>("@lsp-seam/lsp/LspErr
  */
 export const make = (code: LspErrorCode, message: string, detail?: LspErrorDetail): LspError =>
   detail === undefined ? new LspError({ code, message }) : new LspError({ code, message, detail })
+
+/**
+ * The same error with a typed `reason` (replacing any it had): `withReason(error, reason)`, or
+ * `withReason(reason)` to use in a pipe or `Effect.mapError`. Every constructor of this module leaves
+ * `reason` out; this is how one is attached.
+ *
+ * @example
+ * import { LspError } from "@lsp-seam/lsp"
+ *
+ * const failure = LspError.withReason(
+ *   LspError.serverError("textDocument/hover is not supported", { jsonRpcCode: -32601 }),
+ *   { _tag: "MethodNotFound", method: "textDocument/hover" }
+ * )
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const withReason: {
+  (reason: LspErrorReason): (error: LspError) => LspError
+  (error: LspError, reason: LspErrorReason): LspError
+} = dual(
+  2,
+  (error: LspError, reason: LspErrorReason): LspError =>
+    error.detail === undefined
+      ? new LspError({ code: error.code, message: error.message, reason })
+      : new LspError({ code: error.code, message: error.message, detail: error.detail, reason })
+)
 
 const constructor = <C extends LspErrorCode>(code: C) => (message: string, detail?: LspErrorDetail): LspError =>
   make(code, message, detail)
