@@ -10,7 +10,7 @@
  * Rendering never changes the canonical result. `LspToolRender` publishes what callers need of it.
  */
 import { LspIdentifiers, LspResult } from "@lsp-seam/lsp"
-import { fromSeamPosition } from "../LspToolInput.js"
+import { fromSeamPosition } from "./input/convert.js"
 import * as UriPath from "./uriPath.js"
 
 /**

@@ -1,0 +1,100 @@
+/**
+ * Validation of the raw arguments the model sends: `operation` first, then that operation's own arguments,
+ * failing with the first problem (its message from `messages.ts`).
+ */
+import { LspIdentifiers, LspQuery } from "@lsp-seam/lsp"
+import type { LspError } from "@lsp-seam/lsp"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import * as Messages from "./messages.js"
+import { allOperations, canonical, type Operations, type ToolOperation } from "./operations.js"
+import { FilePath, OneBased, Query } from "./schema.js"
+import type * as InputSchema from "./schema.js"
+
+type Input = Readonly<Record<string, unknown>>
+
+const isOperation = Schema.is(LspQuery.LspOperation)
+const isFilePath = Schema.is(FilePath)
+const isOneBased = Schema.is(OneBased)
+const isQuery = Schema.is(Query)
+const isSeverity = Schema.is(LspQuery.LspSeverity)
+
+const validatePosition = (
+  operation: LspQuery.LspPositionOperation,
+  input: Input
+): Either.Either<InputSchema.PositionInput, LspError.LspError> => {
+  const { character, file_path, line, symbol } = input
+  if (!isFilePath(file_path)) return Either.left(Messages.problem("file_path", file_path, Messages.positionFilePathFix))
+  if (!isOneBased(line)) return Either.left(Messages.problem("line", line, Messages.lineFix))
+  const column = isOneBased(character) ? character : undefined
+  if (character !== undefined && column === undefined) {
+    return Either.left(Messages.problem("character", character, Messages.characterFix))
+  }
+  if (symbol === undefined) {
+    return column === undefined
+      ? Either.left(Messages.problem("character", character, Messages.characterOrSymbolFix))
+      : Either.right({ operation, file_path, line, character: column })
+  }
+  if (typeof symbol !== "string") return Either.left(Messages.problem("symbol", symbol, Messages.symbolFix))
+  return Either.map(
+    LspIdentifiers.checkSymbol(symbol),
+    (): InputSchema.PositionInput =>
+      column === undefined
+        ? { operation, file_path, line, symbol }
+        : { operation, file_path, line, character: column, symbol }
+  )
+}
+
+const validateDocument = (input: Input): Either.Either<InputSchema.DocumentInput, LspError.LspError> =>
+  isFilePath(input.file_path)
+    ? Either.right({ operation: "documentSymbol", file_path: input.file_path })
+    : Either.left(Messages.problem("file_path", input.file_path, Messages.documentFilePathFix))
+
+const validateWorkspaceSymbol = (
+  input: Input
+): Either.Either<InputSchema.WorkspaceSymbolInput, LspError.LspError> => {
+  const { file_path, query } = input
+  if (!isQuery(query)) return Either.left(Messages.problem("query", query, Messages.queryFix))
+  if (file_path === undefined) return Either.right({ operation: "workspaceSymbol", query })
+  return isFilePath(file_path)
+    ? Either.right({ operation: "workspaceSymbol", query, file_path })
+    : Either.left(Messages.problem("file_path", file_path, Messages.workspaceSymbolFilePathFix))
+}
+
+const validateDiagnostics = (
+  input: Input
+): Either.Either<InputSchema.DiagnosticsInput, LspError.LspError> => {
+  const { file_path, severity } = input
+  if (!isFilePath(file_path)) {
+    return Either.left(Messages.problem("file_path", file_path, Messages.diagnosticsFilePathFix))
+  }
+  if (severity === undefined) return Either.right({ operation: "diagnostics", file_path })
+  return isSeverity(severity)
+    ? Either.right({ operation: "diagnostics", file_path, severity })
+    : Either.left(Messages.problem("severity", severity, Messages.severityFix))
+}
+
+/** Validates raw arguments for the offered operations; the first problem is the error. */
+export const validate = (
+  input: unknown,
+  operations: Operations = allOperations
+): Either.Either<InputSchema.LspToolInput, LspError.LspError> => {
+  const offered = canonical(operations)
+  if (!Predicate.isRecord(input)) return Either.left(Messages.notAnObject(offered, input))
+  const { operation } = input
+  if (!isOperation(operation) || !(offered as ReadonlyArray<string>).includes(operation)) {
+    return Either.left(
+      Messages.problem(
+        "operation",
+        operation,
+        Messages.operationFix(offered, isOperation(operation) ? operation : undefined)
+      )
+    )
+  }
+  const offeredOperation = operation as ToolOperation
+  if (offeredOperation === "documentSymbol") return validateDocument(input)
+  if (offeredOperation === "workspaceSymbol") return validateWorkspaceSymbol(input)
+  if (offeredOperation === "diagnostics") return validateDiagnostics(input)
+  return validatePosition(offeredOperation, input)
+}
