@@ -155,7 +155,9 @@ export const all: ReadonlyArray<Preset> = [
       extensionToLanguage: { ".json": "json", ".jsonc": "jsonc" },
       // Only file: schemas are loaded by the server itself; others would be asked of the client, which refuses.
       initializationOptions: { handledSchemaProtocols: ["file"], provideFormatter: false },
-      env: noHttp
+      env: noHttp,
+      // No workspace/symbol (docs/compatibility.md): a search without a file does not start it.
+      workspaceSymbols: false
     }
   },
   {
@@ -168,7 +170,8 @@ export const all: ReadonlyArray<Preset> = [
       extensionToLanguage: { ".css": "css", ".scss": "scss", ".less": "less" },
       env: noHttp,
       // Its validation reads its settings: answered null, it throws and every diagnostics pull comes back empty.
-      configuration: {}
+      configuration: {},
+      workspaceSymbols: false
     }
   },
   {
@@ -180,7 +183,8 @@ export const all: ReadonlyArray<Preset> = [
       args: ["--stdio"],
       extensionToLanguage: { ".html": "html", ".htm": "html" },
       initializationOptions: { provideFormatter: false },
-      env: noHttp
+      env: noHttp,
+      workspaceSymbols: false
     }
   },
   {
@@ -195,7 +199,8 @@ export const all: ReadonlyArray<Preset> = [
       configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
       env: noHttp,
       // It applies the configuration answer after initialized, announcing nothing: wait for a quiet moment.
-      readiness: { quietMs: 500 }
+      readiness: { quietMs: 500 },
+      workspaceSymbols: false
     }
   },
   {

@@ -228,6 +228,13 @@ export const ServerConfig = Schema.Struct({
       "goToImplementation) are flagged incomplete with the reason no-project. Empty: the server needs none.",
     []
   ),
+  workspaceSymbols: field(
+    Schema.Boolean,
+    "Whether the server can search the workspace for symbols (workspace/symbol). false: a workspaceSymbol " +
+      "search without a file skips this server without starting it (not flagged: it has nothing to search). A " +
+      "server started without advertising workspaceSymbolProvider is skipped the same way from then on.",
+    true
+  ),
   rootMarkers: field(
     ConfigFields.RootMarkers,
     "Where the server is rooted for a queried file: the nearest directory, from the file's own up to the " +

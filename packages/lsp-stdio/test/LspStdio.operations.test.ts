@@ -49,7 +49,11 @@ const setup = (
   options: {
     readonly files?: Record<string, string>
     readonly capabilities?: unknown
+    /** Per server id, capabilities in place of `capabilities`. */
+    readonly capabilitiesOf?: (id: string) => unknown
     readonly servers?: ReadonlyArray<readonly [string, string]>
+    /** Per server id, configuration fields added to the default. */
+    readonly configOf?: (id: string) => Record<string, unknown>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -59,14 +63,16 @@ const setup = (
     const starts = yield* Ref.make<ReadonlyArray<string>>([])
     const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
     const servers = Object.fromEntries(
-      (options.servers ?? [["fake", ".fake"]]).map(([id, ext]) => [id, server(id, ext)])
+      (options.servers ?? [["fake", ".fake"]]).map((
+        [id, ext]
+      ) => [id, { ...server(id, ext), ...options.configOf?.(id) }])
     )
     const program = (process: Testing.MemoryProcess) => {
       const id = process.command.args[0] ?? ""
       return Effect.zipRight(
         Ref.update(starts, (all) => [...all, id]),
         Testing.fakeLanguageServer({
-          capabilities: options.capabilities ?? allCapabilities,
+          capabilities: options.capabilitiesOf?.(id) ?? options.capabilities ?? allCapabilities,
           handlers: Object.fromEntries(
             Object.entries(handlers(id, uri)).map(([method, handle]) => [
               method,
@@ -385,6 +391,29 @@ describe("LspStdio: workspaceSymbol", () => {
       // No .none file in the workspace: that server is not started.
       assert.deepStrictEqual([...(yield* Ref.get(starts))].sort(), ["one", "two"])
       assert.isUndefined(result.incomplete)
+    }))
+
+  it.scopedLive("without a file, a server that cannot search is skipped: not started, not asked, not blamed", () =>
+    Effect.gen(function*() {
+      const { query, seen, starts } = yield* setup(answering, {
+        servers: [["one", ".one"], ["json", ".json"], ["yaml", ".yaml"]],
+        files: { "a.one": "a\n", "b.json": "{}\n", "c.yaml": "c: 1\n" },
+        // json is known not to search (as the presets say); yaml says so only once started.
+        configOf: (id) => id === "json" ? { workspaceSymbols: false } : {},
+        capabilitiesOf: (id) => id === "yaml" ? { textDocumentSync: 1, documentSymbolProvider: true } : allCapabilities
+      })
+      for (let round = 0; round < 2; round++) {
+        const result = right(yield* Effect.either(query({ operation: "workspaceSymbol", query: "sym" })))
+        if (result.kind !== "symbols") return assert.fail(result.kind)
+        assert.deepStrictEqual(result.symbols.map((s) => s.name), ["oneSymbol"])
+        assert.isUndefined(result.incomplete, "a server that cannot search is not a failure")
+      }
+      // json never started; yaml started once, found unable, and not started or asked again.
+      assert.deepStrictEqual([...(yield* Ref.get(starts))].sort(), ["one", "yaml"])
+      assert.deepStrictEqual(methods(yield* Ref.get(seen)).filter((m) => m === "workspace/symbol").length, 2)
+      // With a file, the same server still says it cannot: that question was about it.
+      const refused = yield* Effect.flip(query({ operation: "workspaceSymbol", query: "sym", filePath: "c.yaml" }))
+      assert.strictEqual(refused.code, "LSP_UNSUPPORTED_OPERATION")
     }))
 
   it.scopedLive("a server that fails leaves the others' symbols, flagged provider-failed", () =>

@@ -164,19 +164,32 @@ const inQueryScope = <A, E>(owner: Scope.Scope, use: Effect.Effect<A, E, Scope.S
   )
 
 /** The query pipeline of a host: `run` answers one query for the provider of `spec`. */
-export const make = ({ owner, permits, servers, services }: Dependencies) => ({
-  run: (
+export const make = ({ owner, permits, servers, services }: Dependencies) => {
+  // Providers whose server, once started, turned out unable to search the workspace: skipped from then on.
+  const cannotSearch = new Set<string>()
+  const run = (
     spec: ServerInstance.ServerSpec,
     query: LspQuery.LspProviderQuery
   ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
     Effect.gen(function*() {
       const workspace = yield* resolveWorkspaceWith(services, query.workspaceRoot)
+      // A workspace-wide search skips, unstarted and unblamed, a server that cannot search.
+      const search = query.operation === "workspaceSymbol" && query.filePath === undefined
+      const nothing = LspResult.symbols([], workspace.uri)
+      if (search && (!spec.config.workspaceSymbols || cannotSearch.has(spec.providerId))) return nothing
       const file = yield* fileOf(services, spec, workspace, query)
-      if (file === undefined) return LspResult.symbols([], workspace.uri)
+      if (file === undefined) return nothing
       // The server is named by its root, so the permit is that server's: found before the query's turn.
       const root = yield* rootFor(services, workspace, file.filePath, spec.config.rootMarkers)
       const target: Target = { services, servers, spec, key: ServerKey.make(spec.providerId, workspace, root) }
-      return yield* inQueryScope(owner, answer(target, permits, query, file))
+      const answered = inQueryScope(owner, answer(target, permits, query, file))
+      if (!search) return yield* answered
+      return yield* Effect.catchIf(answered, (error) =>
+        error.code === "LSP_UNSUPPORTED_OPERATION", () =>
+        Effect.sync(() => {
+          cannotSearch.add(spec.providerId)
+          return nothing
+        }))
     }).pipe(
       // One span per query, not per message: spans cost as much as the rest of a message's handling. No
       // stack capture, which would cost more still.
@@ -185,4 +198,5 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => ({
         captureStackTrace: false
       })
     )
-})
+  return { run }
+}
