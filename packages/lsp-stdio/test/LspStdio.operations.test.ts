@@ -416,6 +416,19 @@ describe("LspStdio: workspaceSymbol", () => {
       assert.strictEqual(refused.code, "LSP_UNSUPPORTED_OPERATION")
     }))
 
+  it.scopedLive("without a file, a file that cannot be opened is passed over for the next one", () =>
+    Effect.gen(function*() {
+      const { query } = yield* setup(answering, {
+        servers: [["one", ".one"]],
+        // The walk's first file looks binary (a NUL byte): the server is given the next one.
+        files: { "a.one": "a\u0000b\n", "b.one": "b\n" }
+      })
+      const result = right(yield* Effect.either(query({ operation: "workspaceSymbol", query: "sym" })))
+      if (result.kind !== "symbols") return assert.fail(result.kind)
+      // Opening a.one would have failed the search (LSP_SOURCE_BINARY).
+      assert.deepStrictEqual(result.symbols.map((s) => s.name), ["oneSymbol"])
+    }))
+
   it.scopedLive("a server that fails leaves the others' symbols, flagged provider-failed", () =>
     Effect.gen(function*() {
       const { query } = yield* setup(answering, {

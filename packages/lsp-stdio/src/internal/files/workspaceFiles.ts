@@ -15,6 +15,11 @@ export interface Target {
   readonly id: string
   readonly extensions: ReadonlyArray<string>
   readonly maxBytes: number
+  /**
+   * A last check of a candidate (relative path), e.g. that it reads as text: a file that fails it is passed
+   * over and the walk goes on. By default every candidate is taken.
+   */
+  readonly accepts?: (relative: string) => Effect.Effect<boolean>
 }
 
 export interface FileSearch {
@@ -42,7 +47,7 @@ const walk = (
   path: Path.Path,
   root: string,
   maxEntries: number,
-  visit: (relative: string, size: number) => boolean
+  visit: (relative: string, size: number) => boolean | Effect.Effect<boolean>
 ): Effect.Effect<{ readonly visited: number; readonly truncated: boolean }> =>
   Effect.gen(function*() {
     const realRoot = yield* files.realPath(root).pipe(Effect.orElseSucceed(() => root))
@@ -80,7 +85,8 @@ const walk = (
           queue.push(relative)
         } else if (info.value.type === "File") {
           if (Option.isNone(yield* inside(relative))) continue
-          if (!visit(relative, info.value.size)) return { visited, truncated: false }
+          const more = visit(relative, info.value.size)
+          if (!(typeof more === "boolean" ? more : yield* more)) return { visited, truncated: false }
         }
       }
     }
@@ -98,15 +104,15 @@ export const findFiles = (
   Effect.gen(function*() {
     const found = new Map<string, string>()
     if (targets.length === 0) return { found, visited: 0, truncated: false }
-    const { truncated, visited } = yield* walk(files, path, root, maxEntries, (relative, size) => {
-      const extension = LspExtension.finalExtension(relative)
-      for (const target of targets) {
-        if (!found.has(target.id) && target.extensions.includes(extension) && size <= target.maxBytes) {
-          found.set(target.id, relative)
+    const { truncated, visited } = yield* walk(files, path, root, maxEntries, (relative, size) =>
+      Effect.gen(function*() {
+        const extension = LspExtension.finalExtension(relative)
+        for (const target of targets) {
+          if (found.has(target.id) || !target.extensions.includes(extension) || size > target.maxBytes) continue
+          if (target.accepts === undefined || (yield* target.accepts(relative))) found.set(target.id, relative)
         }
-      }
-      return found.size < targets.length
-    })
+        return found.size < targets.length
+      }))
     return { found, visited, truncated }
   })
 

@@ -107,8 +107,18 @@ const fileOf = (
       return { filePath: query.filePath, languageId: query.languageId }
     }
     const languages = ServerInstance.languagesOf(spec)
+    const maxBytes = spec.config.maxDocumentBytes
+    // A file that cannot be opened (binary, not UTF-8, unreadable) is passed over, not the search failed.
+    const readable = (relative: string) =>
+      Effect.flatMap(locateSourceWith(services, workspace, relative, maxBytes), (location) =>
+        readLocatedWith(services, location, maxBytes)).pipe(
+          Effect.as(true),
+          Effect.orElseSucceed(() =>
+            false
+          )
+        )
     const search = yield* WorkspaceFiles.findFiles(services.files, services.path, workspace.path, [
-      { id: spec.providerId, extensions: [...languages.keys()], maxBytes: spec.config.maxDocumentBytes }
+      { id: spec.providerId, extensions: [...languages.keys()], maxBytes, accepts: readable }
     ])
     const found = search.found.get(spec.providerId)
     if (found === undefined) return undefined
