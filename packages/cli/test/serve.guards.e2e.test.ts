@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { LspSeam } from "../src/index.js"
 import { runCli, scopedTempDir } from "./support/cli.js"
@@ -236,6 +237,73 @@ describe("TLS, or plaintext only when asked for", () => {
           { cwd: fake.dir }
         )
         assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+      }),
+    timeout
+  )
+})
+
+/** A raw TCP connection that sends `bytes` (maybe nothing) and stalls; its Effect resolves when it closes. */
+const stalled = (port: number, bytes: string) =>
+  Effect.gen(function*() {
+    const socket = yield* Effect.acquireRelease(
+      Effect.async<NodeNet.Socket>((resume) => {
+        const socket = NodeNet.createConnection({ host: "127.0.0.1", port }, () => resume(Effect.succeed(socket)))
+        socket.on("error", () => {})
+      }),
+      (socket) => Effect.sync(() => socket.destroy())
+    )
+    if (bytes !== "") socket.write(bytes)
+    return Effect.async<number>((resume) => {
+      if (socket.destroyed) return resume(Effect.succeed(Date.now()))
+      socket.once("close", () => resume(Effect.succeed(Date.now())))
+    })
+  })
+
+describe("connection limits", () => {
+  it.scopedLive(
+    "60 stalled connections are closed within --handshake-timeout while a real query answers",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const tokenFile = NodePath.join(fake.runtimeDir, "token")
+        const served = yield* serve(
+          ["--listen", "127.0.0.1:0", "--token-file", tokenFile, "--handshake-timeout", "2s", "--no-prewarm"],
+          { cwd: fake.dir }
+        )
+        const port = Number(/:([0-9]+)\/lsp-seam$/.exec(served.address)![1])
+        const opened = Date.now()
+        const closings = yield* Effect.forEach(
+          Array.from({ length: 60 }, (_, i) =>
+            i % 3 === 0
+              ? ""
+              : i % 3 === 1
+              ? "GET /lsp-seam HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+              : "GET /"),
+          (bytes) => stalled(port, bytes)
+        )
+        const answer = yield* runCli(
+          ["query", "hover", "fake.fake:1:1", "--remote", urlOf(served.address), "--token-file", tokenFile],
+          { cwd: fake.dir }
+        )
+        assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+        const closedAt = yield* Effect.all(closings).pipe(
+          Effect.timeoutFail({
+            duration: "8 seconds",
+            onTimeout: () => new Error("stalled connections still open")
+          })
+        )
+        for (const at of closedAt) assert.isAtLeast(at - opened, 1_500)
+        assert.isTrue(served.child.exitCode === null)
+        const usage = yield* runCli([
+          "serve",
+          "--socket",
+          NodePath.join(fake.runtimeDir, "s.sock"),
+          "--handshake-timeout",
+          "1s"
+        ], {
+          cwd: fake.dir
+        })
+        assert.strictEqual(usage.code, 2)
       }),
     timeout
   )

@@ -57,6 +57,13 @@ export interface ServeOptions {
    * @since 0.3.0
    */
   readonly roots?: ReadonlyArray<string> | undefined
+  /**
+   * How many queries one connection may have running at once (default 8); its further queries wait for one
+   * of them to end.
+   *
+   * @since 0.3.0
+   */
+  readonly maxQueriesPerClient?: number | undefined
 }
 
 /**
@@ -93,6 +100,39 @@ const budgetOf = (headers: Headers.Headers): Option.Option<number> =>
   })
 
 /**
+ * The default number of queries one connection may have running at once.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultMaxQueriesPerClient = 8
+
+/** Runs a client's query once fewer than `max` of its queries run; a client's permits go with its last query. */
+const clientLimit = (max: number | undefined) =>
+  Effect.gen(function*() {
+    const limit = max ?? defaultMaxQueriesPerClient
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      return yield* LspError.invalidConfig(`maxQueriesPerClient must be a positive integer (got ${limit}).`)
+    }
+    const clients = new Map<number, { readonly permits: Effect.Semaphore; users: number }>()
+    return <A, E, R>(clientId: number, query: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const entry = clients.get(clientId) ?? { permits: Effect.unsafeMakeSemaphore(limit), users: 0 }
+          entry.users++
+          clients.set(clientId, entry)
+          return entry
+        }),
+        (entry) => entry.permits.withPermits(1)(query),
+        (entry) =>
+          Effect.sync(() => {
+            entry.users--
+            if (entry.users === 0) clients.delete(clientId)
+          })
+      )
+  })
+
+/**
  * The handlers of `LspRpc.LspRpcs` for the `LspService` in context.
  *
  * @since 0.2.0
@@ -111,6 +151,7 @@ export const layerHandlers = (options: ServeOptions = {}) =>
       statusAvailable: status !== undefined,
       ...(roots === undefined ? {} : { roots })
     }
+    const perClient = yield* clientLimit(options.maxQueriesPerClient)
     // Decided before the service sees the query: no server starts and no file is read for a refused one.
     const admitted = (request: LspQuery.LspQueryRequest) =>
       roots === undefined
@@ -121,11 +162,11 @@ export const layerHandlers = (options: ServeOptions = {}) =>
         )
     return LspRpc.LspRpcs.of({
       Hello: () => Effect.succeed(hello),
-      Query: (request, { headers }) =>
+      Query: (request, { clientId, headers }) =>
         Effect.flatMap(admitted(request), (query) =>
           Option.match(budgetOf(headers), {
-            onNone: () => service.query(query),
-            onSome: (budgetMs) => LspDeadline.within(budgetMs)(service.query(query))
+            onNone: () => perClient(clientId, service.query(query)),
+            onSome: (budgetMs) => LspDeadline.within(budgetMs)(perClient(clientId, service.query(query)))
           })),
       Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view.")
     })
@@ -233,6 +274,20 @@ export interface HttpOptions extends ServeOptions {
    */
   readonly tls?: { readonly cert: string; readonly key: string } | undefined
   /**
+   * How long a connection may take, from its TCP accept to its accepted upgrade (TLS, headers and token), before
+   * it is closed (default `defaultHandshakeTimeoutMs`).
+   *
+   * @since 0.3.0
+   */
+  readonly handshakeTimeoutMs?: number | undefined
+  /**
+   * How many connections may be in that phase at once (default `defaultMaxPendingConnections`); one more
+   * closes the one that has waited longest.
+   *
+   * @since 0.3.0
+   */
+  readonly maxPendingConnections?: number | undefined
+  /**
    * Listen on an address other machines can reach without `tls` (the token and every answer then cross the
    * network in clear). Without it, such an address is refused with `LSP_INVALID_CONFIG`.
    *
@@ -240,6 +295,27 @@ export interface HttpOptions extends ServeOptions {
    */
   readonly allowPlaintext?: boolean | undefined
 }
+
+/**
+ * The default time a TCP connection has to complete its upgrade and authentication: 10 s.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultHandshakeTimeoutMs = 10_000
+
+/**
+ * The default number of connections that may be completing their upgrade at once.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultMaxPendingConnections = 64
+
+const positive = (name: string, value: number) =>
+  Number.isSafeInteger(value) && value >= 1 && value <= 2_147_483_647
+    ? Effect.succeed(value)
+    : LspError.invalidConfig(`${name} must be an integer from 1 to 2147483647 (got ${value}).`)
 
 // ws calls `verifyClient` before it completes the upgrade: a refused client gets an HTTP status and never a
 // WebSocket, so not one byte of it reaches the RPC protocol.
@@ -284,15 +360,25 @@ export const layerHttp = (
           { address: `${host}:${options.port}` }
         )
       }
+      const handshakeTimeoutMs = yield* positive(
+        "handshakeTimeoutMs",
+        options.handshakeTimeoutMs ?? defaultHandshakeTimeoutMs
+      )
+      const maxPendingConnections = yield* positive(
+        "maxPendingConnections",
+        options.maxPendingConnections ?? defaultMaxPendingConnections
+      )
       const { server } = yield* WebSocketListener.make({
         host,
         port: options.port,
         tls: options.tls,
+        handshakeTimeoutMs,
+        maxPendingConnections,
+        verifyClient: verifyClient(options.token),
         webSocket: {
           path: LspRemoteAddress.webSocketPath,
           maxPayload: maxRequestBytes,
           perMessageDeflate: false,
-          verifyClient: verifyClient(options.token),
           handleProtocols: (protocols: ReadonlySet<string>) =>
             protocols.has(LspRemoteAuth.subprotocol) ? LspRemoteAuth.subprotocol : false
         }

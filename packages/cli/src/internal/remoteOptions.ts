@@ -52,6 +52,29 @@ export const allowPlaintextOption = Options.boolean("allow-plaintext").pipe(
   )
 )
 
+export const handshakeTimeoutOption = Options.text("handshake-timeout").pipe(
+  Options.withDescription(
+    "With --listen: how long a connection may take to complete its upgrade and token check before it is " +
+      "closed (default 10s)."
+  ),
+  Options.optional
+)
+
+export const maxPendingConnectionsOption = Options.integer("max-pending-connections").pipe(
+  Options.withDescription(
+    "With --listen: how many connections may be completing their upgrade at once (default 64); one more " +
+      "closes the one waiting longest."
+  ),
+  Options.optional
+)
+
+export const maxClientQueriesOption = Options.integer("max-client-queries").pipe(
+  Options.withDescription(
+    "How many queries one connection may have running at once (default 8); its further queries wait."
+  ),
+  Options.optional
+)
+
 export const socketOption = Options.text("socket").pipe(
   Options.withDescription("The Unix socket to listen on (default: the per-user socket)."),
   Options.optional

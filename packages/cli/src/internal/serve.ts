@@ -33,8 +33,11 @@ import * as IdleExit from "./idleExit.js"
 import * as Prewarm from "./prewarm.js"
 import {
   allowPlaintextOption,
+  handshakeTimeoutOption,
   idleExitOption,
   listenOption,
+  maxClientQueriesOption,
+  maxPendingConnectionsOption,
   noPrewarmOption,
   rootOption,
   socketOption,
@@ -139,6 +142,9 @@ export const serve = Command.make(
     tlsCert: tlsCertOption,
     tlsKey: tlsKeyOption,
     allowPlaintext: allowPlaintextOption,
+    handshakeTimeout: handshakeTimeoutOption,
+    maxPendingConnections: maxPendingConnectionsOption,
+    maxClientQueries: maxClientQueriesOption,
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption
@@ -154,6 +160,32 @@ export const serve = Command.make(
       }
       if (Option.isNone(args.listen) && (Option.isSome(args.tlsCert) || Option.isSome(args.tlsKey))) {
         return yield* new UsageError({ message: "--tls-cert and --tls-key go with --listen HOST:PORT." })
+      }
+      if (
+        Option.isNone(args.listen) &&
+        (Option.isSome(args.handshakeTimeout) || Option.isSome(args.maxPendingConnections))
+      ) {
+        return yield* new UsageError({
+          message: "--handshake-timeout and --max-pending-connections go with --listen HOST:PORT."
+        })
+      }
+      const handshakeTimeoutMs = yield* Option.match(args.handshakeTimeout, {
+        onNone: () => Effect.succeed(undefined),
+        onSome: (text) =>
+          Either.match(IdleExit.parseDuration(text), {
+            onLeft: (message) => Effect.fail(new UsageError({ message: `--handshake-timeout: ${message}` })),
+            onRight: (duration) => Effect.succeed(Math.max(1, Math.round(Duration.toMillis(duration))))
+          })
+      })
+      for (
+        const [flag, value] of [
+          ["--max-pending-connections", args.maxPendingConnections],
+          ["--max-client-queries", args.maxClientQueries]
+        ] as const
+      ) {
+        if (Option.isSome(value) && value.value < 1) {
+          return yield* new UsageError({ message: `${flag} must be at least 1 (got ${value.value}).` })
+        }
       }
       const idleTime = yield* Option.match(args.idleExit, {
         onNone: () => Effect.succeed(Option.none<Duration.Duration>()),
@@ -213,7 +245,8 @@ export const serve = Command.make(
           fingerprint: identity.fingerprint,
           version: identity.version,
           status,
-          roots
+          roots,
+          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
         }
         const server = yield* Layer.build(
           (transport._tag === "Socket"
@@ -224,7 +257,9 @@ export const serve = Command.make(
               port: transport.port,
               token: transport.token,
               tls: transport.tls,
-              allowPlaintext: args.allowPlaintext
+              allowPlaintext: args.allowPlaintext,
+              handshakeTimeoutMs,
+              maxPendingConnections: Option.getOrUndefined(args.maxPendingConnections)
             }))
             .pipe(Layer.provide(Layer.succeed(LspService.LspService, served)))
         )
