@@ -433,29 +433,24 @@ describe("addressing by symbol: typescript-language-server", () => {
   // The scan is lexical: a name in a string or a comment is an occurrence like any other. The occurrence
   // nearest the requested character wins, and `resolved` says which one was queried.
   it.scopedLive(
-    "the same name in a string or a comment on the line: nearest to the character wins",
+    "the same name in a string or a comment is passed over for the code occurrence",
     () =>
       Effect.gen(function*() {
         const { places, query } = yield* host({ typescript }, libFiles)
-        // Line 7: "add" in a string at 22, the call at 49. Character 0 is nearest the string.
-        const inString = right(yield* query("goToDefinition", "lib.ts", 7, 0, "add"))
-        assert.deepStrictEqual(inString.resolved, {
+        // Line 7: "add" in a string at 22, the call at 49. Character 0 is nearest the string, yet the call is used.
+        const pastString = right(yield* query("goToDefinition", "lib.ts", 7, 0, "add"))
+        assert.deepStrictEqual(pastString.resolved, {
           symbol: "add",
-          position: { line: 7, character: 22 },
+          position: { line: 7, character: 49 },
           requested: { line: 7, character: 0 },
-          occurrences: 2
+          occurrences: 1
         })
-        assert.deepStrictEqual(places(inString), [])
-        // On an identifier lexically, so no offIdentifier even though the answer is empty.
-        assert.isUndefined(inString.offIdentifier)
-        // Nearer the call: the function.
-        const call = right(yield* query("goToDefinition", "lib.ts", 7, 45, "add"))
-        assert.deepStrictEqual(call.resolved?.position, { line: 7, character: 49 })
-        assert.deepStrictEqual(places(call), [["lib.ts", 0, 16]])
-        // Line 6 is a comment with `add` at 3 and 24: character 30 is nearest 24; the server has nothing to say.
-        const inComment = right(yield* query("hover", "lib.ts", 6, 30, "add"))
-        assert.deepStrictEqual(inComment.resolved?.position, { line: 6, character: 24 })
-        assert.isNull(hoverOf(inComment))
+        assert.deepStrictEqual(places(pastString), [["lib.ts", 0, 16]])
+        // Line 6 is a comment with `add` at 3 and 24: the nearest line with it in code is 7 (line 5 has none).
+        const pastComment = right(yield* query("hover", "lib.ts", 6, 30, "add"))
+        assert.deepStrictEqual(pastComment.resolved?.position, { line: 7, character: 49 })
+        assert.isUndefined(pastComment.resolved?.inStringOrComment)
+        assert.include(hoverOf(pastComment)?.contents ?? "", "add(a: number, b: number): number")
       }),
     timeout
   )

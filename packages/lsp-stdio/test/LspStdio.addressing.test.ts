@@ -157,13 +157,13 @@ for (const documentSync of ["retained", "transient"] as const) {
       Effect.gen(function*() {
         const { asked, query } = yield* setup(documentSync)
         // `const 😀x = "add"; add(4, 5)`: the emoji takes columns 6 and 7, so the string's "add" starts at 13 and
-        // the call's at 19. The string's counts as an occurrence too (a lexical scan); with character 0 the
-        // first one is chosen, and the echo shows it. At column 20, inside the call's, the call wins.
+        // the call's at 19. The string's is passed over for the call's, with character 0 too, and the echo shows
+        // it. At column 20, inside the call's, the call.
         right(yield* query("goToDefinition", 4, 20, "add"))
         assert.deepStrictEqual(yield* Ref.get(asked), [{ line: 4, character: 19 }])
         const first = right(yield* query("goToDefinition", 4, 0, "add"))
-        assert.deepStrictEqual(first.resolved?.position, { line: 4, character: 13 })
-        assert.strictEqual(first.resolved?.occurrences, 2)
+        assert.deepStrictEqual(first.resolved?.position, { line: 4, character: 19 })
+        assert.strictEqual(first.resolved?.occurrences, 1)
       }))
 
     it.scopedLive("a symbol not in the window is LSP_SYMBOL_NOT_FOUND, listing the line's identifiers, and starts no server", () =>

@@ -10,9 +10,13 @@
  * (`\p{ID_Continue}`, `$`, `_`, ZWNJ and ZWJ, as ECMAScript allows) whose first character may start an
  * identifier (`\p{ID_Start}`, `$` or `_`). A run that starts otherwise (`123`, `0x1F`, `123abc`) is not an
  * identifier, and nothing inside it is. Characters such as `-`, `.` or `#` separate identifiers
- * (`foo-bar` is `foo` and `bar`). A name inside a string or a comment counts like any other occurrence: the
- * preference for the occurrence nearest the requested column, and the answer's `resolved` echo, let the
- * caller see which one was used.
+ * (`foo-bar` is `foo` and `bar`).
+ *
+ * Strings and comments are told apart from code by a scan that knows no language either (`nonCodeSpans`):
+ * quoted spans closed on the line (`"…"`, `'…'`, `` `…` ``, with backslash escapes), block comments (from
+ * slash-star to star-slash or the line's end), and the rest of a line from `//`, or from a `#` followed by a
+ * space. `resolveSymbol` prefers occurrences in code; it uses one in a string or comment only when no line of
+ * its window has the name in code, and says so.
  *
  * @since 0.2.0
  */
@@ -71,6 +75,48 @@ export const identifiersOn = (lineText: string): ReadonlyArray<Identifier> => {
   }
   return found
 }
+
+/**
+ * The spans of a line (start inclusive, end exclusive, UTF-16 columns) that look like strings or comments,
+ * by the language-agnostic rules of the module comment. A quote not closed on its line opens nothing (an
+ * apostrophe, a Rust lifetime); a line that continues a block comment (` * …`) is all comment.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const nonCodeSpans = (text: string): ReadonlyArray<readonly [number, number]> => {
+  if (/^\s*\*(\s|\/|$)/.test(text)) return [[0, text.length]]
+  const spans: Array<readonly [number, number]> = []
+  let i = 0
+  while (i < text.length) {
+    const c = text[i]!
+    const next = text[i + 1]
+    if (c === "\"" || c === "'" || c === "`") {
+      let j = i + 1
+      while (j < text.length && text[j] !== c) j += text[j] === "\\" ? 2 : 1
+      if (j < text.length) {
+        spans.push([i, j + 1])
+        i = j + 1
+        continue
+      }
+    } else if ((c === "/" && next === "/") || (c === "#" && (next === undefined || /\s/.test(next)))) {
+      spans.push([i, text.length])
+      break
+    } else if (c === "/" && next === "*") {
+      const end = text.indexOf("*/", i + 2)
+      const stop = end < 0 ? text.length : end + 2
+      spans.push([i, stop])
+      i = stop
+      continue
+    }
+    i += 1
+  }
+  return spans
+}
+
+/** Whether the identifier lies in code, not in one of `spans`. */
+const inCode = (spans: ReadonlyArray<readonly [number, number]>) => (id: Identifier) =>
+  !spans.some(([from, to]) => from <= id.character && id.character < to)
 
 // A cursor right after the name counts as on it, as editors treat it.
 const contains = (identifier: Identifier, character: number) =>
@@ -175,8 +221,10 @@ const nearest = (occurrences: ReadonlyArray<Identifier>, character: number): Ide
 
 /**
  * Resolves `symbol` on or near `position.line`. Lines are searched nearest first — the requested line, then
- * one above, one below, two above, … up to `symbolWindow` (at equal distance the line above wins); on the
- * first line that has whole-identifier occurrences of `symbol`, the occurrence whose span contains
+ * one above, one below, two above, … up to `symbolWindow` (at equal distance the line above wins), first for
+ * occurrences in code, then (only if none) for occurrences in strings or comments, which the answer flags
+ * with `inStringOrComment`; on the first line that has whole-identifier occurrences of `symbol`, the
+ * occurrence whose span contains
  * `position.character` (end inclusive) wins, else the one starting nearest to it (the earlier at equal
  * distance), so character 0 means the first occurrence. `position.character` is a preference only and may be
  * past the end of the line.
@@ -196,16 +244,22 @@ export const resolveSymbol = (
 ): Either.Either<LspResult.Resolved, LspError.LspError> =>
   Either.flatMap(checkSymbol(symbol), () => {
     if (position.line >= lines.length) return Either.left(lineOutOfRange(position.line, lines.length))
-    for (const line of searchOrder(position.line, lines.length)) {
-      const occurrences = identifiersOn(lines[line]!).filter((id) => id.name === symbol)
-      if (occurrences.length > 0) {
+    const order = searchOrder(position.line, lines.length)
+    // Code first, over the whole window; a string or comment only when no line has the name in code.
+    for (const inStringOrComment of [false, true]) {
+      for (const line of order) {
+        const text = lines[line]!
+        const all = identifiersOn(text).filter((id) => id.name === symbol)
+        const occurrences = inStringOrComment ? all : all.filter(inCode(nonCodeSpans(text)))
+        if (occurrences.length === 0) continue
         const chosen = nearest(occurrences, position.character)
-        return Either.right({
+        const resolved = {
           symbol,
           position: { line, character: chosen.character },
           requested: position,
           occurrences: occurrences.length
-        })
+        }
+        return Either.right(inStringOrComment ? { ...resolved, inStringOrComment: true as const } : resolved)
       }
     }
     const first = Math.max(0, position.line - symbolWindow)

@@ -195,23 +195,25 @@ describe("LspIdentifiers.resolveSymbol", () => {
     })
   })
 
-  it("counts an occurrence in a string or a comment: the scan is lexical; the nearest to character wins", () => {
-    // Line 4 has `add` only inside a string literal: it is found there (no language knowledge).
+  it("skips an occurrence in a string or a comment for code nearby; character chooses among code ones", () => {
+    // Line 4 has `add` only inside a string literal: the code on line 3 (one above) is used instead.
     assert.deepStrictEqual(resolve(4, 0, "add"), {
       symbol: "add",
-      position: { line: 4, character: 15 },
+      position: { line: 3, character: 14 },
       requested: { line: 4, character: 0 },
-      occurrences: 1
+      occurrences: 2
     })
-    // Line 2 has it only in a comment.
-    assert.deepStrictEqual(resolve(2, 0, "add").position, { line: 2, character: 3 })
-    // With the code and a string on one line, character chooses.
+    // Line 2 has it only in a comment: line 3 again (line 1 has none; 3 is the nearest with code).
+    assert.deepStrictEqual(resolve(2, 0, "add").position, { line: 3, character: 14 })
+    // With the code and a string on one line, the code one, whatever the character.
     const mixed = ["log(\"add\", add)"]
-    assert.deepStrictEqual(right(LspIdentifiers.resolveSymbol(mixed, { line: 0, character: 11 }, "add")).position, {
-      line: 0,
-      character: 11
-    })
-    assert.strictEqual(right(LspIdentifiers.resolveSymbol(mixed, { line: 0, character: 0 }, "add")).occurrences, 2)
+    for (const character of [0, 5, 11]) {
+      assert.deepStrictEqual(right(LspIdentifiers.resolveSymbol(mixed, { line: 0, character }, "add")).position, {
+        line: 0,
+        character: 11
+      })
+    }
+    assert.strictEqual(right(LspIdentifiers.resolveSymbol(mixed, { line: 0, character: 0 }, "add")).occurrences, 1)
   })
 
   it("counts UTF-16 code units after astral characters", () => {
@@ -368,5 +370,43 @@ describe("LspIdentifiers.locate and annotate", () => {
     assert.deepStrictEqual(LspIdentifiers.annotate(full, lines, located), full)
     const onName = right(LspIdentifiers.locate(lines, { line: 0, character: 6 }))
     assert.deepStrictEqual(LspIdentifiers.annotate(empty, lines, onName), empty)
+  })
+})
+
+describe("LspIdentifiers: strings and comments", () => {
+  const spans = (text: string) => LspIdentifiers.nonCodeSpans(text).map(([from, to]) => text.slice(from, to))
+
+  it("nonCodeSpans finds quoted strings, line and block comments, and leaves the rest as code", () => {
+    assert.deepStrictEqual(spans(`const msg = "parse failed"; const n = parse(text)`), [`"parse failed"`])
+    assert.deepStrictEqual(spans(`x = 'it\\'s' + parse(y)  # parse it`), [`'it\\'s'`, "# parse it"])
+    assert.deepStrictEqual(spans("call(a) // parse later"), ["// parse later"])
+    assert.deepStrictEqual(spans("f(/* parse */ parse)"), ["/* parse */"])
+    assert.deepStrictEqual(spans("   * parse the text"), ["   * parse the text"])
+    assert.deepStrictEqual(spans("`${parse}`"), ["`${parse}`"])
+    // Not comments or strings: a preprocessor line, a Rust attribute and lifetime, an apostrophe left open.
+    assert.deepStrictEqual(spans("#include <parse.h>"), [])
+    assert.deepStrictEqual(spans("#[derive(Debug)] fn f<'a>(x: &str)"), [])
+    assert.deepStrictEqual(spans("*ptr = parse(x)"), [])
+  })
+
+  it("resolveSymbol prefers the occurrence in code on the line, past one in a string", () => {
+    const lines = [`const msg = "parse failed"; const n = parse(text)`]
+    const resolved = Either.getOrThrow(LspIdentifiers.resolveSymbol(lines, { line: 0, character: 0 }, "parse"))
+    assert.deepStrictEqual(resolved.position, { line: 0, character: 38 })
+    assert.strictEqual(resolved.occurrences, 1)
+    assert.isUndefined(resolved.inStringOrComment)
+  })
+
+  it("resolveSymbol prefers code on a nearby line to a comment on the asked one", () => {
+    const lines = ["// then parse the text", "const n = parse(text)"]
+    const resolved = Either.getOrThrow(LspIdentifiers.resolveSymbol(lines, { line: 0, character: 0 }, "parse"))
+    assert.deepStrictEqual(resolved.position, { line: 1, character: 10 })
+  })
+
+  it("resolveSymbol uses a string or comment only when no line has the name in code, and says so", () => {
+    const lines = ["x = 1", "# parse is called by main", "y = 2"]
+    const resolved = Either.getOrThrow(LspIdentifiers.resolveSymbol(lines, { line: 1, character: 0 }, "parse"))
+    assert.deepStrictEqual(resolved.position, { line: 1, character: 2 })
+    assert.isTrue(resolved.inStringOrComment)
   })
 })

@@ -15,7 +15,7 @@ const text = [
   "const label = \"add: 😀\"; const total = add(1, 2) + add(3, 4)", // 4
   "", // 5
   "", // 6
-  "", // 7
+  "// call later", // 7
   "", // 8
   "export { total }" // 9
 ].join("\n")
@@ -93,23 +93,34 @@ describe("the lsp tool addressing by symbol", () => {
       assert.strictEqual(below.text, "Resolved `total` to m.js:4:32.\nm.js:4:32\nm.js:9:10")
     }).pipe(Effect.provide(environment)))
 
-  it.effect("with several occurrences, takes the first without character — here the one in a string", () =>
+  it.effect("with several occurrences, takes the first in code without character — past the one in a string", () =>
     Effect.gen(function*() {
-      // The scan is lexical: `add` inside the string literal is an occurrence, and the first one on the line.
+      // `add` inside the string literal is skipped: the line has it in code.
       const first = yield* run({ operation: "hover", line: 4, symbol: "add" })
       assert.strictEqual(
         first.text,
-        "Resolved `add` to m.js:4:16 (3 occurrences on that line; character chooses among them).\nhover add"
+        "Resolved `add` to m.js:4:40 (2 occurrences on that line; character chooses among them).\nhover add"
       )
       const near = yield* run({ operation: "findReferences", line: 4, character: 41, symbol: "add" })
       // UTF-16 columns: the emoji before the call counts 2.
       assert.strictEqual(
         near.text,
-        "Resolved `add` to m.js:4:40 (3 occurrences on that line; character chooses among them).\n" +
+        "Resolved `add` to m.js:4:40 (2 occurrences on that line; character chooses among them).\n" +
           "m.js:1:17\nm.js:4:16\nm.js:4:40\nm.js:4:52"
       )
       // 39 UTF-16 code units before it, 38 code points.
       assert.strictEqual(text.split("\n")[3]!.slice(39, 42), "add")
+    }).pipe(Effect.provide(environment)))
+
+  it.effect("says so when the name is only in a string or a comment near the line", () =>
+    Effect.gen(function*() {
+      // The only `later` is in the comment on line 7.
+      const result = yield* run({ operation: "hover", line: 7, character: 1, symbol: "later" })
+      assert.strictEqual(
+        result.text.split("\n")[0],
+        "Resolved `later` to m.js:7:9. It is inside a string or a comment there: no line within 3 has it in code, so " +
+          "the answer may be empty."
+      )
     }).pipe(Effect.provide(environment)))
 
   it.effect("fails with LSP_SYMBOL_NOT_FOUND listing the line's identifiers with one-based columns", () =>

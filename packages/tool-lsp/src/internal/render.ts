@@ -281,8 +281,9 @@ export const truncate = (text: string, maxResultChars: number): string => {
 
 /**
  * The line that names what `symbol` was resolved to, one-based: ``Resolved `add` to m.js:1:17.``, plus how
- * many occurrences the line has when there were several. With `request`, the path is the `file_path` the
- * model gave; without it, the position is given as a line and column.
+ * many occurrences the line has when there were several, and a warning when the occurrence is in a string or
+ * a comment. With `request`, the path is the `file_path` the model gave; without it, the position is given
+ * as a line and column.
  *
  * @since 0.2.0
  * @category rendering
@@ -295,7 +296,10 @@ export const resolvedLine = (resolved: LspResult.Resolved, request?: RenderReque
   const several = resolved.occurrences > 1
     ? ` (${resolved.occurrences} occurrences on that line; character chooses among them)`
     : ""
-  return `Resolved \`${resolved.symbol}\` to ${where}${several}.`
+  const text = resolved.inStringOrComment === true
+    ? " It is inside a string or a comment there: no line within 3 has it in code, so the answer may be empty."
+    : ""
+  return `Resolved \`${resolved.symbol}\` to ${where}${several}.${text}`
 }
 
 const moved = (resolved: LspResult.Resolved) =>
@@ -312,7 +316,9 @@ const resolution = (result: LspResult.LspQueryResult, request?: RenderRequest): 
     ]
   }
   const noColumn = request !== undefined && request.character === undefined
-  return moved(resolved) || resolved.occurrences > 1 || noColumn ? [resolvedLine(resolved, request)] : []
+  return moved(resolved) || resolved.occurrences > 1 || noColumn || resolved.inStringOrComment === true
+    ? [resolvedLine(resolved, request)]
+    : []
 }
 
 /**

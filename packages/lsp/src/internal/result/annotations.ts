@@ -29,7 +29,9 @@ export const Resolved = Schema.Struct({
   symbol: Schema.String,
   position: LspPosition,
   requested: LspPosition,
-  occurrences: Schema.Int.pipe(Schema.positive())
+  occurrences: Schema.Int.pipe(Schema.positive()),
+  /** Present (true) when no line of the window has the name in code: the occurrence used is in a string or comment. */
+  inStringOrComment: Schema.optional(Schema.Literal(true))
 })
 
 export type Resolved = typeof Resolved.Type
