@@ -6,7 +6,7 @@ import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { LspSeam } from "../src/index.js"
 import { runCli, scopedTempDir } from "./support/cli.js"
-import { fakeWorkspace, serve, startedPids } from "./support/remote.js"
+import { alive, fakeWorkspace, processesWith, serve, startedPids, waitFor } from "./support/remote.js"
 
 // The guards of a host that may be exposed, end to end: real `lsp-seam serve` processes queried by the
 // compiled command in other processes.
@@ -304,6 +304,93 @@ describe("connection limits", () => {
           cwd: fake.dir
         })
         assert.strictEqual(usage.code, 2)
+      }),
+    timeout
+  )
+})
+
+describe("locks that cannot go stale (--remote auto)", () => {
+  const daemons = (dir: string) => processesWith(`${dir}/run/lsp-seam/daemon-`)
+
+  /** The daemon socket of the workspace's configuration, as doctor names it while none runs. */
+  const daemonSocket = (fake: { readonly dir: string; readonly env: Record<string, string> }) =>
+    Effect.gen(function*() {
+      const probe = yield* runCli(["doctor", "--remote", "auto"], { cwd: fake.dir, env: fake.env })
+      const path = /nothing answers at (\S+)\)/.exec(probe.stderr)?.[1]
+      assert.isDefined(path, probe.stderr)
+      NodeFs.mkdirSync(NodePath.dirname(path!), { recursive: true, mode: 0o700 })
+      return path!
+    })
+
+  /** A process that is not lsp-seam, alive for the test. */
+  const unrelated = (args: ReadonlyArray<string>) =>
+    Effect.acquireRelease(
+      Effect.sync(() => ChildProcess.spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] })),
+      (child) => Effect.sync(() => child.kill("SIGKILL"))
+    )
+
+  it.scopedLive(
+    "a lock file holding the pid of an unrelated live process does not hold anything up",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const env = { ...fake.env, LSP_SEAM_IDLE_EXIT: "1m" }
+        const socket = yield* daemonSocket(fake)
+        const other = yield* unrelated(["-e", "setTimeout(() => {}, 60000)"])
+        assert.isTrue(alive(other.pid!))
+        NodeFs.writeFileSync(`${socket}.lock`, String(other.pid), { mode: 0o600 })
+        const started = Date.now()
+        const answer = yield* runCli(["query", "hover", "fake.fake:1:1", "--remote", "auto"], { cwd: fake.dir, env })
+        assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+        assert.isBelow(Date.now() - started, 10_000)
+        assert.strictEqual(daemons(fake.dir).length, 1)
+        assert.isFalse(NodeFs.existsSync(`${socket}.lock`))
+        assert.isTrue(alive(other.pid!))
+      }),
+    timeout
+  )
+
+  it.scopedLive("a lock whose holder died (its socket left behind) is taken over", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+      const env = { ...fake.env, LSP_SEAM_IDLE_EXIT: "1m" }
+      const socket = yield* daemonSocket(fake)
+      const holder = yield* unrelated([
+        "-e",
+        `require("node:net").createServer().listen(${JSON.stringify(`${socket}.lock`)}, () => console.log("up"))`
+      ])
+      yield* waitFor("the holder to listen", () => NodeFs.existsSync(`${socket}.lock`), 10_000)
+      holder.kill("SIGKILL")
+      yield* waitFor("the holder to die", () => holder.exitCode !== null || holder.signalCode !== null, 10_000)
+      assert.isTrue(NodeFs.lstatSync(`${socket}.lock`).isSocket())
+      const started = Date.now()
+      const answer = yield* runCli(["query", "hover", "fake.fake:1:1", "--remote", "auto"], { cwd: fake.dir, env })
+      assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+      assert.isBelow(Date.now() - started, 10_000)
+    }), timeout)
+
+  it.scopedLive(
+    "a lock held by a live process that is not lsp-seam is never waited on; the error names it",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const socket = yield* daemonSocket(fake)
+        const squatter = yield* unrelated([
+          "-e",
+          `require("node:net").createServer(() => {}).listen(${JSON.stringify(`${socket}.lock`)})`
+        ])
+        yield* waitFor("the squatter to listen", () => NodeFs.existsSync(`${socket}.lock`), 10_000)
+        const started = Date.now()
+        const result = yield* runCli(["query", "hover", "fake.fake:1:1", "--remote", "auto"], {
+          cwd: fake.dir,
+          env: fake.env
+        })
+        assert.strictEqual(result.code, 1)
+        assert.match(result.stderr, /^error\[LSP_REMOTE_UNAVAILABLE\]: .*is held by something that is not lsp-seam/)
+        assert.include(result.stderr, `${socket}.lock`)
+        assert.isBelow(Date.now() - started, 5_000)
+        // Nothing started (the squatter's own command line names the lock).
+        assert.deepStrictEqual(daemons(fake.dir).filter((pid) => pid !== squatter.pid), [])
       }),
     timeout
   )

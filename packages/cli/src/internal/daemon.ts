@@ -2,8 +2,8 @@
  * `--remote auto`: the per-user daemon of a configuration. It listens on a well-known socket in
  * `LspRemoteAddress.defaultSocketDirectory()` whose name carries the version and the configuration's
  * fingerprint (`daemonIdentity.ts`), so each configuration has its own. When nothing answers there, one client
- * takes an exclusive lock (`<socket>.lock`, created with `wx`, holding its pid: a lock whose pid is gone is
- * stale), starts `lsp-seam serve --socket <socket> --idle-exit <d>` detached with its output in a log file
+ * takes an exclusive lock (`<socket>.lock`: a Unix socket it listens on, which the kernel closes when the client
+ * dies; whoever connects is told it is lsp-seam and its pid), starts `lsp-seam serve --socket <socket> --idle-exit <d>` detached with its output in a log file
  * next to the socket, and waits for the socket to answer `Hello`; every other client waits for the same
  * answer. A daemon that answers with another version or fingerprint is never used.
  */
@@ -16,6 +16,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as DaemonIdentity from "./daemonIdentity.js"
@@ -89,59 +90,145 @@ const incompatible = (error: LspError.LspError): LspError.LspError => {
   )
 }
 
-const alive = (pid: number): boolean => {
+/** What the lock's holder says to whoever connects: it is lsp-seam, starting this daemon, in this process. */
+const lockGreeting = (pid: number) => `lsp-seam daemon lock ${pid}\n`
+const greetingPattern = /^lsp-seam daemon lock ([0-9]+)\n/
+
+type Lock =
+  | { readonly _tag: "Held"; readonly release: Effect.Effect<void> }
+  | { readonly _tag: "Busy"; readonly holder: number }
+
+const errnoOf = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+
+/** Listens on `lockPath`: the kernel closes the socket when this process dies, however it dies. */
+const bindLock = (lockPath: string): Effect.Effect<Either.Either<Net.Server, string>> =>
+  Effect.async((resume) => {
+    const server = Net.createServer((connection) => {
+      connection.on("error", () => {})
+      connection.end(lockGreeting(process.pid))
+    })
+    server.once("error", (cause) => resume(Effect.succeed(Either.left(errnoOf(cause) ?? String(cause)))))
+    server.listen({ path: lockPath, exclusive: true }, () => {
+      server.unref()
+      resume(Effect.succeed(Either.right(server)))
+    })
+  })
+
+type Holder =
+  | { readonly _tag: "LspSeam"; readonly pid: number }
+  | { readonly _tag: "Gone" }
+  | { readonly _tag: "Foreign"; readonly why: string }
+
+/** Who holds the lock at `lockPath`: an lsp-seam client (it greets), nobody (nothing accepts), or something else. */
+const holderOf = (lockPath: string): Effect.Effect<Holder> =>
+  Effect.async<Holder>((resume) => {
+    let stats: Fs.Stats
+    try {
+      stats = Fs.lstatSync(lockPath)
+    } catch {
+      return resume(Effect.succeed({ _tag: "Gone" }))
+    }
+    // A file of another kind (the pid file of older versions, or anything else) guards nothing.
+    if (!stats.isSocket()) return resume(Effect.succeed({ _tag: "Gone" }))
+    let received = ""
+    const probe = Net.createConnection({ path: lockPath })
+    const done = (holder: Holder) => {
+      probe.destroy()
+      resume(Effect.succeed(holder))
+    }
+    probe.on("data", (chunk) => {
+      received += chunk.toString("utf8")
+      const match = greetingPattern.exec(received)
+      if (match !== null) done({ _tag: "LspSeam", pid: Number(match[1]) })
+      else if (received.length > 64 || received.includes("\n")) {
+        done({ _tag: "Foreign", why: "it answers as something else" })
+      }
+    })
+    probe.once("end", () => done({ _tag: "Foreign", why: "it closed without saying it is lsp-seam" }))
+    probe.once("error", (cause) => {
+      const errno = errnoOf(cause)
+      done(
+        errno === "ECONNREFUSED" || errno === "ENOENT"
+          ? { _tag: "Gone" }
+          : { _tag: "Foreign", why: `it cannot be asked (${errno ?? String(cause)})` }
+      )
+    })
+    return Effect.sync(() => probe.destroy())
+  }).pipe(
+    Effect.timeoutTo({
+      duration: "1 second",
+      onSuccess: (holder) => holder,
+      onTimeout: (): Holder => ({ _tag: "Foreign", why: "it accepts but does not say it is lsp-seam" })
+    })
+  )
+
+const foreignLock = (lockPath: string, why: string) =>
+  LspError.remoteUnavailable(
+    `Cannot start the lsp-seam daemon: its lock "${lockPath}" is held by something that is not lsp-seam (${why}). ` +
+      "Stop whatever listens there, or remove the file, and run the command again.",
+    { lock: lockPath }
+  )
+
+/** Removes a lock whose holder has gone, unless it was replaced meanwhile (by a new holder). */
+const removeStale = (lockPath: string, before: Fs.Stats | undefined) => {
   try {
-    process.kill(pid, 0)
-    return true
-  } catch (cause) {
-    return (cause as NodeJS.ErrnoException).code === "EPERM"
+    const now = Fs.lstatSync(lockPath)
+    if (before === undefined || now.ino === before.ino) Fs.unlinkSync(lockPath)
+  } catch {
+    // Already gone.
   }
 }
 
-type Lock = { readonly _tag: "Held"; readonly release: () => void } | { readonly _tag: "Busy" }
+const lstatOrUndefined = (path: string): Fs.Stats | undefined => {
+  try {
+    return Fs.lstatSync(path)
+  } catch {
+    return undefined
+  }
+}
 
-const takeLock = (lockPath: string): Lock => {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = Fs.openSync(lockPath, "wx", 0o600)
-      Fs.writeSync(fd, String(process.pid))
-      Fs.closeSync(fd)
-      return {
-        _tag: "Held",
-        release: () => {
-          try {
-            if (Fs.readFileSync(lockPath, "utf8") === String(process.pid)) Fs.unlinkSync(lockPath)
-          } catch {
-            // already gone
-          }
+/**
+ * The lock that serialises starting the daemon: a Unix socket listening at `lockPath`, held for as long as
+ * this process keeps it open, released by the kernel when the process dies. A socket nothing accepts on, or
+ * a file of any other kind, is stale and replaced; a holder that does not greet as lsp-seam is never waited on.
+ */
+const takeLock = (lockPath: string): Effect.Effect<Lock, LspError.LspError> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const bound = yield* bindLock(lockPath)
+      if (Either.isRight(bound)) {
+        const server = bound.right
+        const inode = lstatOrUndefined(lockPath)?.ino
+        return {
+          _tag: "Held",
+          release: Effect.sync(() => {
+            if (inode !== undefined && lstatOrUndefined(lockPath)?.ino === inode) removeStale(lockPath, undefined)
+            server.close()
+          })
         }
       }
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code !== "EEXIST") throw cause
+      if (bound.left !== "EADDRINUSE") {
+        return yield* LspError.invalidConfig(`Cannot lock "${lockPath}": ${bound.left}.`, { lock: lockPath })
+      }
+      const before = lstatOrUndefined(lockPath)
+      const holder = yield* holderOf(lockPath)
+      switch (holder._tag) {
+        case "LspSeam":
+          return { _tag: "Busy", holder: holder.pid }
+        case "Foreign":
+          return yield* foreignLock(lockPath, holder.why)
+        case "Gone":
+          removeStale(lockPath, before)
+      }
     }
-    if (!isStale(lockPath)) return { _tag: "Busy" }
-    try {
-      Fs.unlinkSync(lockPath)
-    } catch {
-      // another client removed it first
-    }
-  }
-  return { _tag: "Busy" }
-}
-
-const isStale = (lockPath: string): boolean => {
-  try {
-    const text = Fs.readFileSync(lockPath, "utf8").trim()
-    const pid = Number(text)
-    if (/^[0-9]+$/.test(text) && pid > 0) return !alive(pid)
-    // Created but not written yet, or written by something else: stale once it is old.
-    return Date.now() - Fs.statSync(lockPath).mtimeMs > 2_000
-  } catch {
-    return false
-  }
-}
-
-const lockExists = (lockPath: string) => Fs.existsSync(lockPath)
+    return yield* LspError.remoteUnavailable(
+      `Cannot take the lsp-seam daemon's lock "${lockPath}": it keeps being replaced. Run the command again.`,
+      { lock: lockPath }
+    )
+  })
 
 const logTail = (logPath: string): string => {
   try {
@@ -187,17 +274,17 @@ const ensureDirectory = (directory: string) =>
   })
 
 /** Polls the socket until the daemon answers, `stop()` says to give up, or the budget runs out. */
-const waitReady = (
+const waitReady = <E>(
   path: string,
   identity: DaemonIdentity.Identity,
   budgetMs: number,
-  stop: () => boolean
-): Effect.Effect<Probe> =>
+  stop: Effect.Effect<boolean, E>
+): Effect.Effect<Probe, E> =>
   Effect.gen(function*() {
     const deadline = Date.now() + budgetMs
     while (true) {
       const result = yield* probe(path, identity)
-      if (result._tag !== "Absent" || stop() || Date.now() > deadline) return result
+      if (result._tag !== "Absent" || (yield* stop) || Date.now() > deadline) return result
       yield* Effect.sleep(Duration.millis(50))
     }
   })
@@ -211,6 +298,7 @@ export const ensure = (
     const identity = yield* DaemonIdentity.identify(source, environment)
     const path = yield* socketPath(identity, environment)
     const lockPath = `${path}.lock`
+    let lastHolder: number | undefined
     for (let attempt = 0; attempt < 3; attempt++) {
       const first = yield* probe(path, identity)
       if (first._tag === "Ready") return { path, identity }
@@ -220,31 +308,45 @@ export const ensure = (
         )
       }
       yield* ensureDirectory(Path.dirname(path))
-      const lock = yield* Effect.try({
-        try: () => takeLock(lockPath),
-        catch: (cause) => LspError.invalidConfig(`Cannot lock "${lockPath}": ${String(cause)}.`, { path: lockPath })
-      })
+      const lock = yield* takeLock(lockPath)
       if (lock._tag === "Busy") {
-        // Another client is starting it: wait for its answer (or for that client to give up).
-        const waited = yield* waitReady(path, identity, readyBudgetMs + 2_000, () => !lockExists(lockPath))
-        if (waited._tag === "Ready") return { path, identity }
-        if (waited._tag === "Failed") return yield* Effect.fail(waited.error)
+        // Another lsp-seam client is starting it: wait for its answer, or until that client gives up or dies
+        // (its lock stops answering); one that answers as something else is not waited for.
+        const holderGone = Effect.flatMap(holderOf(lockPath), (holder) =>
+          holder._tag === "Foreign" ? foreignLock(lockPath, holder.why) : Effect.succeed(holder._tag === "Gone"))
+        const waited = yield* waitReady(path, identity, readyBudgetMs + 2_000, holderGone)
+        if (waited._tag === "Ready") {
+          return { path, identity }
+        }
+        if (waited._tag === "Failed") {
+          return yield* Effect.fail(waited.error)
+        }
+        lastHolder = lock.holder
         continue
       }
       const started = yield* Effect.gen(function*() {
         // Someone may have finished starting it between the probe and the lock.
         const again = yield* probe(path, identity)
-        if (again._tag !== "Absent") return again
+        if (again._tag !== "Absent") {
+          return again
+        }
         const configFile = source._tag === "File"
           ? source.path
           : source._tag === "Inline"
           ? yield* writeInlineConfig(path, source.config)
           : undefined
         const child = yield* Effect.try({
-          try: () => spawnDaemon(path, configFile, environment),
-          catch: (cause) => LspError.remoteUnavailable(`Cannot start the lsp-seam daemon: ${String(cause)}.`)
+          try: () =>
+            spawnDaemon(path, configFile, environment),
+          catch: (cause) =>
+            LspError.remoteUnavailable(`Cannot start the lsp-seam daemon: ${String(cause)}.`)
         })
-        const ready = yield* waitReady(path, identity, readyBudgetMs, () => child.exited() !== undefined)
+        const ready = yield* waitReady(
+          path,
+          identity,
+          readyBudgetMs,
+          Effect.sync(() => child.exited() !== undefined)
+        )
         if (ready._tag === "Absent") {
           const why = child.exited() === undefined
             ? `did not answer within ${readyBudgetMs / 1000} s`
@@ -260,7 +362,7 @@ export const ensure = (
           } satisfies Probe
         }
         return ready
-      }).pipe(Effect.ensuring(Effect.sync(lock.release)))
+      }).pipe(Effect.ensuring(lock.release))
       if (started._tag === "Ready") return { path, identity }
       if (started._tag === "Failed") {
         return yield* Effect.fail(
@@ -268,9 +370,13 @@ export const ensure = (
         )
       }
     }
-    return yield* LspError.remoteUnavailable(`Could not reach or start the lsp-seam daemon at ${path}.`, {
-      address: path
-    })
+    return yield* LspError.remoteUnavailable(
+      `Could not reach or start the lsp-seam daemon at ${path}` +
+        (lastHolder === undefined
+          ? ` (its lock is "${lockPath}").`
+          : `: the lsp-seam client holding its lock "${lockPath}" (pid ${lastHolder}) did not get it to answer.`),
+      { address: path, lock: lockPath }
+    )
   }).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
 
 const writeInlineConfig = (path: string, config: unknown) =>
