@@ -154,7 +154,7 @@ describe("LspToolHandler budget", () => {
     }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
 })
 
-// On the live clock the budget is a timer on one child fiber rather than Effect.timeoutFail's race.
+// The same budget on the live clock: its sleep is a real timer.
 describe("LspToolHandler budget, live clock", () => {
   it.scopedLive("fails with LSP_TIMEOUT once the provider has been interrupted", () =>
     Effect.gen(function*() {

@@ -1,0 +1,39 @@
+import { assert, describe, it } from "@effect/vitest"
+import { LspDeadline } from "@lsp-seam/lsp"
+import { Effect, Exit, Fiber, Option, Ref, TestClock } from "effect"
+import * as Budget from "../src/internal/budget.js"
+
+describe("Budget.within on the TestClock (the same path as the live clock)", () => {
+  it.effect("fails with onTimeout only once an effect that ignores interruption has ended", () =>
+    Effect.gen(function*() {
+      const ended = yield* Ref.make(false)
+      const slow = Effect.uninterruptible(Effect.zipRight(Effect.sleep(8_000), Ref.set(ended, true)))
+      const fiber = yield* Effect.fork(Budget.within(slow, 5_000, () => "timeout" as const))
+      yield* TestClock.adjust(5_000)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust(3_000)
+      assert.deepStrictEqual(yield* Fiber.await(fiber), Exit.fail("timeout" as const))
+      assert.isTrue(yield* Ref.get(ended))
+    }))
+
+  it.effect("publishes the deadline on the effect's fiber only, keeping an earlier one", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust(1_000)
+      assert.deepStrictEqual(yield* Budget.within(LspDeadline.current, 7_000, () => "timeout"), Option.some(8_000))
+      assert.deepStrictEqual(
+        yield* Budget.within(LspDeadline.current, 7_000, () => "timeout").pipe(LspDeadline.within(2_000)),
+        Option.some(3_000)
+      )
+      assert.isTrue(Option.isNone(yield* LspDeadline.remaining))
+    }))
+
+  it.effect("interrupting the caller waits for the effect's finalizers", () =>
+    Effect.gen(function*() {
+      const finalized = yield* Ref.make(false)
+      const never = Effect.onInterrupt(Effect.never, () => Ref.set(finalized, true))
+      const fiber = yield* Effect.fork(Budget.within(never, 5_000, () => "timeout"))
+      yield* TestClock.adjust(10)
+      yield* Fiber.interrupt(fiber)
+      assert.isTrue(yield* Ref.get(finalized))
+    }))
+})
