@@ -399,8 +399,9 @@ export const toolCatalog = (): string => {
     "`path:line:character` each (in the caller's file for incoming calls, in the asked function's for outgoing " +
     "ones), grouped by file and in position order.",
     "- No locations, symbols or calls: `No results.`; `maxLocations` counts location, symbol or call lines " +
-    "(call sites stay with their call) and a final line says how many were omitted " +
-    "(`3 more symbols omitted (limit: 100).`).",
+    "(call sites stay with their call); a line then says how many were omitted " +
+    "(`3 more symbols omitted (limit: 100).`) and a last one in which files they are " +
+    "(`Not shown, by file: src/a.ts (2), src/b.ts (1).`, at most 20 files named), so the question can be narrowed.",
     "",
     "Programs get the canonical value `{ result, text }`, whose `result` is the complete, uncapped seam result " +
     "with zero-based positions (`lsp-seam query --json` prints that `result`):",

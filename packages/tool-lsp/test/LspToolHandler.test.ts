@@ -68,7 +68,10 @@ describe("LspToolHandler.run", () => {
       yield* fake([Testing.succeed(locations)])
       const output = yield* LspToolHandler.run(args, config({ maxLocations: 1 }))
       assert.deepStrictEqual(output.result, locations)
-      assert.strictEqual(output.text, "src/a.ts:3:7\n1 more location omitted (limit: 1).")
+      assert.strictEqual(
+        output.text,
+        "src/a.ts:3:7\n1 more location omitted (limit: 1).\nNot shown, by file: src/b.ts (1)."
+      )
     }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
 
   it.scoped("fails with LSP_WORKSPACE_REQUIRED before any query when the session has no working directory", () =>

@@ -56,16 +56,16 @@ describe("LspToolRender locations", () => {
     const result = LspResult.locations(locations, "file:///w")
     assert.strictEqual(
       LspToolRender.render(result, { ...roomy, maxLocations: 4 }),
-      "a.ts:1:1\na.ts:2:1\na.ts:3:1\na.ts:4:1\n1 more location omitted (limit: 4)."
+      "a.ts:1:1\na.ts:2:1\na.ts:3:1\na.ts:4:1\n1 more location omitted (limit: 4).\nNot shown, by file: a.ts (1)."
     )
     assert.strictEqual(
       LspToolRender.render(result, { ...roomy, maxLocations: 2 }),
-      "a.ts:1:1\na.ts:2:1\n3 more locations omitted (limit: 2)."
+      "a.ts:1:1\na.ts:2:1\n3 more locations omitted (limit: 2).\nNot shown, by file: a.ts (3)."
     )
     assert.strictEqual(LspToolRender.render(result, { ...roomy, maxLocations: 5 }).split("\n").length, 5)
   })
 
-  it("applies maxLocations after grouping: the omitted ones are the tail of the grouped list", () => {
+  it("applies maxLocations after grouping: the omitted ones are the tail of the grouped list, named by file", () => {
     const result = LspResult.locations([
       at("file:///w/a.ts", 0, 0),
       at("file:///w/b.ts", 0, 0),
@@ -73,7 +73,7 @@ describe("LspToolRender locations", () => {
     ], "file:///w")
     assert.strictEqual(
       LspToolRender.render(result, { ...roomy, maxLocations: 2 }),
-      "a.ts:1:1\na.ts:2:1\n1 more location omitted (limit: 2)."
+      "a.ts:1:1\na.ts:2:1\n1 more location omitted (limit: 2).\nNot shown, by file: b.ts (1)."
     )
   })
 
@@ -172,15 +172,16 @@ describe("LspToolRender.truncate", () => {
 })
 
 describe("LspToolRender caps together", () => {
-  it("counts the omission line inside the character cap", () => {
+  it("counts the omission lines inside the character cap", () => {
     const locations = Array.from({ length: 50 }, (_, i) => at("file:///w/src/file.ts", i, 0))
     const result = LspResult.locations(locations, "file:///w")
     const uncapped = LspToolRender.render(result, { maxLocations: 10, maxResultChars: 10_000 })
-    assert.isTrue(uncapped.endsWith("\n40 more locations omitted (limit: 10)."))
+    assert.isTrue(uncapped.endsWith("\n40 more locations omitted (limit: 10).\nNot shown, by file: src/file.ts (40)."))
     const capped = LspToolRender.render(result, { maxLocations: 10, maxResultChars: uncapped.length - 1 })
     assert.strictEqual(capped.length, uncapped.length - 1)
     assert.isTrue(capped.endsWith(`[truncated: ${uncapped.length} characters in total, limit ${uncapped.length - 1}]`))
-    assert.isFalse(capped.includes("omitted"))
+    // Cut by one character, the text loses its last line, the one naming where the omitted ones are.
+    assert.isFalse(capped.includes("Not shown"))
     assert.strictEqual(LspToolRender.render(result, { maxLocations: 10, maxResultChars: uncapped.length }), uncapped)
   })
 

@@ -145,12 +145,13 @@ describe("LspToolRender symbols", () => {
         "a.ts:3:10  Function  f2",
         "a.ts:4:10  Function  f3",
         "a.ts:5:10  Function  f4",
-        "2 more symbols omitted (limit: 5)."
+        "2 more symbols omitted (limit: 5).",
+        "Not shown, by file: a.ts (2)."
       ].join("\n")
     )
     assert.strictEqual(
       LspToolRender.render(LspResult.symbols(symbols.slice(0, 2), "file:///w"), { ...roomy, maxLocations: 1 }),
-      "a.ts:1:10  Function  f0\n1 more symbol omitted (limit: 1)."
+      "a.ts:1:10  Function  f0\n1 more symbol omitted (limit: 1).\nNot shown, by file: a.ts (1)."
     )
   })
 
@@ -178,8 +179,13 @@ describe("LspToolRender symbols", () => {
       if (count === 0) return assert.deepStrictEqual(lines, ["No results."])
       const shown = lines.filter((line) => line.includes("  Variable  ")).length
       assert.strictEqual(shown, Math.min(count, maxLocations))
-      const omitted = /^(\d+) more symbols? omitted/.exec(lines[lines.length - 1]!)
+      const omitted = /^(\d+) more symbols? omitted/.exec(lines[lines.length - 2] ?? "")
       assert.strictEqual(shown + (omitted === null ? 0 : Number(omitted[1])), count)
+      // And where they are: the per-file counts add up to the omitted ones.
+      const byFile = /^Not shown, by file: (.*)\.$/.exec(lines[lines.length - 1]!)
+      assert.strictEqual(byFile === null, omitted === null)
+      const counted = byFile === null ? 0 : [...byFile[1]!.matchAll(/\((\d+)\)/g)].reduce((n, m) => n + Number(m[1]), 0)
+      assert.strictEqual(counted, omitted === null ? 0 : Number(omitted[1]))
     }
   )
 })
@@ -274,7 +280,8 @@ describe("LspToolRender calls", () => {
         "f1  f.ts:11:10",
         "  f.ts:12:3",
         "  f.ts:13:3",
-        "2 more calls omitted (limit: 2)."
+        "2 more calls omitted (limit: 2).",
+        "Not shown, by file: f.ts (2)."
       ].join("\n")
     )
   })
@@ -316,7 +323,8 @@ describe("LspToolRender diagnostics", () => {
     )
     assert.strictEqual(
       LspToolRender.render(result, { ...roomy, maxLocations: 1 }),
-      "a.ts:3:5  error  Type 'string' is not assignable to type 'number'.  [ts 2322]\n2 more diagnostics omitted (limit: 1)."
+      "a.ts:3:5  error  Type 'string' is not assignable to type 'number'.  [ts 2322]\n2 more diagnostics omitted (limit: 1).\n" +
+        "Not shown, by file: a.ts (1), b.ts (1)."
     )
     assert.strictEqual(LspToolRender.render(LspResult.diagnostics([], "file:///w"), roomy), "No diagnostics.")
   })

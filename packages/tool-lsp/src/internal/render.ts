@@ -93,7 +93,7 @@ export const truncationNotice = (totalChars: number, maxResultChars: number): st
 export const renderLocations = (result: LspResult.LspLocationsResult, maxLocations: number): string => {
   if (result.locations.length === 0) return noResults
   const paths = new Map<string, string>()
-  const groups = new Map<string, Array<string>>()
+  const groups = new Map<string, Array<Entry>>()
   for (const location of result.locations) {
     let path = paths.get(location.uri)
     if (path === undefined) {
@@ -101,21 +101,12 @@ export const renderLocations = (result: LspResult.LspLocationsResult, maxLocatio
       paths.set(location.uri, path)
     }
     const { character, line } = fromSeamPosition(location.range.start)
-    const entry = `${path}:${line}:${character}`
+    const entry = { text: `${path}:${line}:${character}`, path }
     const group = groups.get(path)
     if (group === undefined) groups.set(path, [entry])
     else group.push(entry)
   }
-  const lines: Array<string> = []
-  for (const group of groups.values()) {
-    for (const entry of group) {
-      if (lines.length === maxLocations) break
-      lines.push(entry)
-    }
-  }
-  const omitted = result.locations.length - lines.length
-  if (omitted > 0) lines.push(omissionLine(omitted, maxLocations))
-  return lines.join("\n")
+  return capped([...groups.values()].flat(), maxLocations, "location")
 }
 
 const at = (path: string, position: LspResult.LspLocation["range"]["start"]): string => {
@@ -126,11 +117,39 @@ const at = (path: string, position: LspResult.LspLocation["range"]["start"]): st
 const comparePositions = (a: LspResult.LspLocation["range"]["start"], b: LspResult.LspLocation["range"]["start"]) =>
   a.line - b.line || a.character - b.character
 
-/** At most `max` of `entries`, then the omission line naming `noun` when some were left out. */
-const capped = (entries: ReadonlyArray<string>, max: number, noun: string): string => {
-  const kept = entries.slice(0, max)
-  const omitted = entries.length - kept.length
-  return (omitted > 0 ? [...kept, omissionLine(omitted, max, noun)] : kept).join("\n")
+/** How many files `leftOutLine` names before it says how many more there are. */
+const leftOutFiles = 20
+
+/**
+ * The line after the omission line that says where the left-out entries are, so the model can narrow its
+ * question: `Not shown, by file: src/a.ts (12), src/b.ts (3).` (files in the answer's order).
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const leftOutLine = (paths: ReadonlyArray<string>): string => {
+  const counts = new Map<string, number>()
+  for (const path of paths) counts.set(path, (counts.get(path) ?? 0) + 1)
+  const named = [...counts].slice(0, leftOutFiles).map(([path, count]) => `${path} (${count})`)
+  const more = counts.size - named.length
+  return `Not shown, by file: ${named.join(", ")}${more > 0 ? `, and ${more} more file${more === 1 ? "" : "s"}` : ""}.`
+}
+
+/** One rendered entry and the file it belongs to. */
+interface Entry {
+  readonly text: string
+  readonly path: string
+}
+
+/**
+ * At most `max` of `entries`, then, when some were left out, the omission line naming `noun` and the line
+ * that says in which files they are.
+ */
+const capped = (entries: ReadonlyArray<Entry>, max: number, noun: string): string => {
+  const kept = entries.slice(0, max).map((entry) => entry.text)
+  const left = entries.slice(max)
+  if (left.length === 0) return kept.join("\n")
+  return [...kept, omissionLine(left.length, max, noun), leftOutLine(left.map((entry) => entry.path))].join("\n")
 }
 
 /**
@@ -176,13 +195,13 @@ export const renderSymbols = (result: LspResult.LspSymbolsResult, maxLocations: 
     else group.push(symbol)
   }
   const labelled = new Set(result.symbols.map((symbol) => symbol.provider)).size > 1
-  const lines: Array<string> = []
+  const lines: Array<Entry> = []
   for (const [path, group] of [...groups, ...outside]) {
     // A stable sort: equal positions keep the provider's order, so a parent stays before its children.
     const sorted = [...group].sort((a, b) =>
       comparePositions(a.range.start, b.range.start) || (a.depth ?? 0) - (b.depth ?? 0)
     )
-    for (const symbol of sorted) lines.push(symbolLine(symbol, path, labelled))
+    for (const symbol of sorted) lines.push({ text: symbolLine(symbol, path, labelled), path })
   }
   return capped(lines, maxLocations, "symbol")
 }
@@ -231,16 +250,20 @@ export const renderCalls = (result: LspResult.LspCallsResult, maxLocations: numb
     if (group === undefined) groups.set(path, [call])
     else group.push(call)
   }
-  const entries: Array<string> = []
+  const entries: Array<Entry> = []
   for (const [path, group] of groups) {
     const sorted = [...group].sort((a, b) => comparePositions(a.selectionRange.start, b.selectionRange.start))
     for (const call of sorted) {
       const from = pathOf(call.fromUri)
       const sites = [...call.fromRanges].sort((a, b) => comparePositions(a.start, b.start))
-      entries.push(
-        [`${call.name}  ${at(path, call.selectionRange.start)}`, ...sites.map((site) => `  ${at(from, site.start)}`)]
-          .join("\n")
-      )
+      entries.push({
+        text: [
+          `${call.name}  ${at(path, call.selectionRange.start)}`,
+          ...sites.map((site) => `  ${at(from, site.start)}`)
+        ]
+          .join("\n"),
+        path
+      })
     }
   }
   return `${callsHeader(result)}\n${capped(entries, maxLocations, "call")}`
@@ -358,7 +381,7 @@ export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLoc
   if (result.diagnostics.length === 0) {
     return result.incomplete === true ? "No diagnostics were received for the file's current text." : "No diagnostics."
   }
-  const groups = new Map<string, Array<string>>()
+  const groups = new Map<string, Array<Entry>>()
   for (const diagnostic of result.diagnostics) {
     const path = renderUri(diagnostic.uri, result.resolvedWorkspaceUri)
     const origin = [diagnostic.source, diagnostic.code].filter((part) => part !== undefined && part !== "")
@@ -366,8 +389,8 @@ export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLoc
       diagnostic.message.trim().replace(/\s*[\r\n]+\s*/g, " ")
     }${origin.length > 0 ? `  [${origin.join(" ")}]` : ""}${diagnostic.related === true ? "  (related)" : ""}`
     const group = groups.get(path)
-    if (group === undefined) groups.set(path, [line])
-    else group.push(line)
+    if (group === undefined) groups.set(path, [{ text: line, path }])
+    else group.push({ text: line, path })
   }
   return capped([...groups.values()].flat(), maxLocations, "diagnostic")
 }
