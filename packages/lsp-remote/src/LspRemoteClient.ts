@@ -26,6 +26,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { mapRemote } from "./internal/clientErrors.js"
 import { guardSerialization } from "./internal/hostGuard.js"
+import * as SocketFile from "./internal/socketFile.js"
 import * as WebSocketClient from "./internal/webSocketClient.js"
 import * as LspRemoteAddress from "./LspRemoteAddress.js"
 import * as LspRemoteAuth from "./LspRemoteAuth.js"
@@ -153,9 +154,26 @@ export const reconnectSchedule: Schedule.Schedule<unknown, unknown> = Schedule.e
 const describe = (transport: Transport): string =>
   transport._tag === "Socket" ? `unix:${transport.path}` : transport.url
 
+// Every connection (and reconnection) first checks who owns the socket file.
+const ownedSocket = (socket: Socket.Socket, path: string): Socket.Socket => {
+  const check = Effect.mapError(
+    SocketFile.checkOwner(path),
+    (cause) => new Socket.SocketGenericError({ reason: "Open", cause })
+  )
+  return Socket.Socket.of({
+    [Socket.TypeId]: Socket.TypeId,
+    run: (handler, options) => Effect.zipRight(check, socket.run(handler, options)),
+    runRaw: (handler, options) => Effect.zipRight(check, socket.runRaw(handler, options)),
+    writer: socket.writer
+  })
+}
+
 const openSocket = (transport: Transport, connectTimeoutMs: number): Effect.Effect<Socket.Socket> =>
   transport._tag === "Socket"
-    ? Effect.orDie(NodeSocket.makeNet({ path: transport.path, openTimeout: Duration.millis(connectTimeoutMs) }))
+    ? Effect.map(
+      Effect.orDie(NodeSocket.makeNet({ path: transport.path, openTimeout: Duration.millis(connectTimeoutMs) })),
+      (socket) => ownedSocket(socket, transport.path)
+    )
     : Socket.makeWebSocket(transport.url, {
       openTimeout: Duration.millis(connectTimeoutMs),
       protocols: [

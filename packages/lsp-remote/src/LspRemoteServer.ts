@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as Http from "node:http"
+import * as Path from "node:path"
 import { guardServer } from "./internal/frameGuard.js"
 import * as ServedRoots from "./internal/servedRoots.js"
 import * as SocketFile from "./internal/socketFile.js"
@@ -229,9 +230,10 @@ export interface SocketOptions extends ServeOptions {
 
 /**
  * Serves the `LspService` in context on a Unix domain socket. The socket's directory is created with mode
- * 0700 when missing and refused (`LSP_INVALID_CONFIG`) when it is a symlink, belongs to another user or is
- * accessible to others; a stale socket is removed only when nothing answers on it (a live one is
- * `LSP_CONFLICT`); the socket is made 0600 once listening and removed when the Layer is released.
+ * 0700 when missing and refused (`LSP_INVALID_CONFIG`) when it is a symlink, belongs to another user (root
+ * aside) or is writable by others without the sticky bit; a stale socket is removed only when nothing answers
+ * on it (a live one is `LSP_CONFLICT`); the socket is 0600 from the moment it can be reached (made in a
+ * private directory and linked into place) and removed when the Layer is released.
  *
  * @since 0.2.0
  * @category layers
@@ -243,14 +245,14 @@ export const layerSocket = (
     LspRemoteServer,
     Effect.gen(function*() {
       const maxRequestBytes = yield* checkLimit(options.maxRequestBytes)
-      const path = options.path ?? LspRemoteAddress.defaultSocketPath()
-      yield* SocketFile.ensurePrivateDirectory(SocketFile.directoryOf(path))
+      const path = Path.resolve(options.path ?? LspRemoteAddress.defaultSocketPath())
+      yield* SocketFile.ensureSafeDirectory(SocketFile.directoryOf(path))
       yield* SocketFile.clearStaleSocket(path)
-      const server = yield* NodeSocketServer.make({ path }).pipe(
-        Effect.mapError(listenError(`the socket "${path}"`))
-      )
-      yield* SocketFile.ownSocket(path)
-      return yield* serveOn(server, options, maxRequestBytes)
+      const server = yield* SocketFile.bindPrivately(path, (temporary) =>
+        NodeSocketServer.make({ path: temporary }).pipe(Effect.mapError(listenError(`the socket "${path}"`))))
+      yield* SocketFile.removeOnClose(path)
+      const served = yield* serveOn(server, options, maxRequestBytes)
+      return { ...served, address: { _tag: "UnixAddress", path } }
     })
   )
 

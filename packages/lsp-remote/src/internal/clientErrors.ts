@@ -13,8 +13,14 @@ import * as Option from "effect/Option"
 // Walks the causes a socket error carries (Node errors, ws ErrorEvents) for facts worth telling.
 const facts = (
   root: unknown
-): { readonly errno: string | undefined; readonly tls: string | undefined; readonly status401: boolean } => {
+): {
+  readonly errno: string | undefined
+  readonly tls: string | undefined
+  readonly socketOwner: number | undefined
+  readonly status401: boolean
+} => {
   let errno: string | undefined
+  let socketOwner: number | undefined
   let tls: string | undefined
   let status401 = false
   const seen = new Set<unknown>()
@@ -24,6 +30,8 @@ const facts = (
     const code: unknown = Reflect.get(u, "code")
     const message: unknown = Reflect.get(u, "message")
     if (errno === undefined && typeof code === "string" && /^E[A-Z]+$/.test(code)) errno = code
+    const owner: unknown = Reflect.get(u, "socketOwner")
+    if (socketOwner === undefined && typeof owner === "number") socketOwner = owner
     if (tls === undefined && typeof code === "string" && tlsCode.test(code)) tls = code
     if (
       tls === undefined && typeof message === "string" && /wrong version number|packet length too long/.test(message)
@@ -35,7 +43,7 @@ const facts = (
     visit(Reflect.get(u, "error"), depth + 1)
   }
   visit(root, 0)
-  return { errno, tls, status401 }
+  return { errno, tls, socketOwner, status401 }
 }
 
 // OpenSSL's verification results and Node's TLS errors.
@@ -52,7 +60,14 @@ const tlsReason = (code: string): string =>
 
 // `cause`: what the socket reported (an RpcClientError's cause, or a socket error itself).
 const fromTransport = (cause: unknown, where: string): LspError.LspError => {
-  const { errno, status401, tls } = facts(cause)
+  const { errno, socketOwner, status401, tls } = facts(cause)
+  if (socketOwner !== undefined) {
+    return LspError.remoteUnavailable(
+      `The lsp-seam host at ${where} is not used: its socket belongs to another user (uid ${socketOwner}), so ` +
+        "it is someone else's host and no query is sent to it. Use a socket of your own (lsp-seam serve).",
+      { address: where, owner: socketOwner }
+    )
+  }
   if (status401) {
     return LspError.remoteUnauthorized(
       `The lsp-seam host at ${where} refused the connection: the token is missing or wrong.`,

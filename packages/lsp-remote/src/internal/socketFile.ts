@@ -1,9 +1,10 @@
 /**
- * The Unix socket's place on disk: a private parent directory, no stale socket in the way, mode 0600 once
- * listening, and removal on shutdown (only of the socket this server made).
+ * The Unix socket's place on disk: a parent directory the user controls, no stale socket in the way, mode 0600
+ * from the moment it is reachable, and removal on shutdown (only of the socket this server made).
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
@@ -24,8 +25,12 @@ const lstat = (path: string): Fs.Stats | undefined => {
 
 const refuse = (message: string, path: string) => LspError.invalidConfig(message, { path })
 
-/** Creates the socket's directory (mode 0700) if missing and refuses one that others could reach. */
-export const ensurePrivateDirectory = (directory: string): Effect.Effect<void, LspError.LspError> =>
+/**
+ * Creates the socket's directory (mode 0700) if missing, and refuses one the user does not control: a symlink,
+ * one owned by another user than the user or root, or one others may write to without the sticky bit (they
+ * could replace the socket). Who may connect is decided by the socket's own mode (0600), not the directory's.
+ */
+export const ensureSafeDirectory = (directory: string): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
     yield* Effect.try({
       try: () => Fs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
@@ -38,17 +43,57 @@ export const ensurePrivateDirectory = (directory: string): Effect.Effect<void, L
     if (stats.isSymbolicLink() || !stats.isDirectory()) {
       return yield* refuse(`The socket directory "${directory}" is not a directory (or is a symlink).`, directory)
     }
-    if (process.getuid !== undefined && stats.uid !== process.getuid()) {
-      return yield* refuse(`The socket directory "${directory}" belongs to another user.`, directory)
-    }
-    if ((stats.mode & 0o077) !== 0) {
+    const uid = process.getuid?.()
+    if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
       return yield* refuse(
-        `The socket directory "${directory}" is accessible to other users (mode ${
-          (stats.mode & 0o777).toString(8)
-        }); it must be 700.`,
+        `The socket directory "${directory}" belongs to another user (uid ${stats.uid}), who could replace the socket.`,
         directory
       )
     }
+    if ((stats.mode & 0o022) !== 0 && (stats.mode & 0o1000) === 0) {
+      return yield* refuse(
+        `The socket directory "${directory}" is writable by other users without the sticky bit (mode ${
+          (stats.mode & 0o7777).toString(8)
+        }): they could replace the socket. Use a directory only you can write to, or one with the sticky bit.`,
+        directory
+      )
+    }
+  })
+
+/**
+ * Binds the socket at `path` already restricted to its owner: it is made in a fresh private directory next to
+ * `path` (mode 0700), made 0600, then hard-linked into place — so no one ever sees it with a wider mode, and
+ * a file that appeared at `path` meanwhile is never replaced (`LSP_CONFLICT`).
+ */
+export const bindPrivately = <A, E, R>(
+  path: string,
+  bind: (temporary: string) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | LspError.LspError, R | Scope.Scope> =>
+  Effect.gen(function*() {
+    const staging = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => Fs.mkdtempSync(Path.join(Path.dirname(path), ".ls")),
+        catch: (cause) => refuse(`Cannot create a private directory next to "${path}": ${String(cause)}.`, path)
+      }),
+      (staging) => Effect.sync(() => Fs.rmSync(staging, { recursive: true, force: true }))
+    )
+    const temporary = Path.join(staging, "s")
+    const bound = yield* bind(temporary)
+    yield* Effect.try({
+      try: () => {
+        Fs.chmodSync(temporary, 0o600)
+        Fs.linkSync(temporary, path)
+        Fs.unlinkSync(temporary)
+        Fs.rmdirSync(staging)
+      },
+      catch: (cause) =>
+        errnoOf(cause) === "EEXIST"
+          ? LspError.conflict(`Another file appeared at "${path}" while this host started; not replacing it.`, {
+            path
+          })
+          : refuse(`Cannot put the socket in place at "${path}": ${String(cause)}.`, path)
+    })
+    return bound
   })
 
 /** Resolves with whether something accepts connections on `path`. */
@@ -86,18 +131,12 @@ export const clearStaleSocket = (path: string): Effect.Effect<void, LspError.Lsp
     })
   })
 
-/**
- * Restricts the listening socket to its owner and removes it when the scope closes, unless another file has
- * taken its place by then.
- */
-export const ownSocket = (path: string) =>
+/** Removes the socket at `path` when the scope closes, unless another file has taken its place by then. */
+export const removeOnClose = (path: string) =>
   Effect.gen(function*() {
     const inode = yield* Effect.try({
-      try: () => {
-        Fs.chmodSync(path, 0o600)
-        return Fs.lstatSync(path).ino
-      },
-      catch: (cause) => refuse(`Cannot restrict the socket "${path}" to its owner: ${String(cause)}.`, path)
+      try: () => Fs.lstatSync(path).ino,
+      catch: (cause) => refuse(`Cannot inspect the socket "${path}": ${String(cause)}.`, path)
     })
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
@@ -113,3 +152,18 @@ export const ownSocket = (path: string) =>
 
 /** The directory of a socket path. */
 export const directoryOf = (path: string): string => Path.dirname(Path.resolve(path))
+
+/**
+ * Fails unless the socket at `path` (when there is one) belongs to this user or to root: a socket of another
+ * user is someone else's host, and queries (paths, file names) are not sent to it.
+ */
+export const checkOwner = (
+  path: string
+): Effect.Effect<void, { readonly socketOwner: number; readonly message: string }> =>
+  Effect.suspend(() => {
+    const uid = process.getuid?.()
+    const stats = uid === undefined ? undefined : lstat(path)
+    return stats === undefined || stats.uid === uid || stats.uid === 0
+      ? Effect.void
+      : Effect.fail({ socketOwner: stats.uid, message: `the socket belongs to uid ${stats.uid}` })
+  })
