@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { LspQuery } from "@lsp-seam/lsp"
+import { isPositionOperation } from "./internal/input/operations.js"
 import * as LspToolInput from "./LspToolInput.js"
 
 /**
@@ -41,7 +41,7 @@ const callsSentence = (incoming: boolean, outgoing: boolean): ReadonlyArray<stri
  */
 export const textFor = (operations: LspToolInput.Operations): string => {
   const has = (operation: LspToolInput.ToolOperation) => operations.includes(operation)
-  const positional = LspQuery.LspPositionOperation.literals.some(has)
+  const positional = operations.some(isPositionOperation)
   return [
     base,
     ...(positional ? [positions] : []),
