@@ -243,8 +243,18 @@ const doctor = Command.make("doctor", {
         )
       )
     )
-    yield* stdout(Doctor.render(workspace, loaded, reports, inspection))
-    const unusable = Doctor.unusable(reports, inspection)
+    // A preset is active when its command is on PATH, which a stub can be (rustup's rust-analyzer without the
+    // component): one that fails while the workspace has no file of its languages is skipped, not failed.
+    const failedPresets = loaded.source._tag === "Presets"
+      ? reports.filter((report) => !report.usable).map((report) => report.providerId)
+      : []
+    const search = failedPresets.length === 0
+      ? undefined
+      : yield* DoctorProbe.findFiles(workspace, DoctorProbe.targetsOf(loaded.config, failedPresets))
+    // Only a walk that saw the whole workspace can say no file needs a server.
+    const skipped = search === undefined || search.truncated ? [] : failedPresets.filter((id) => !search.found.has(id))
+    yield* stdout(Doctor.render(workspace, loaded, reports, inspection, skipped))
+    const unusable = Doctor.unusable(reports, inspection, skipped)
     if (unusable.length > 0) return yield* new Unhealthy({ unusable })
   })).pipe(
     Command.withDescription(

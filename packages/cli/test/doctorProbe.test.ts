@@ -79,6 +79,16 @@ describe("findFiles", () => {
       assert.strictEqual(search.found.get("ts"), NodePath.join("lib", "e.TS"))
     }))
 
+  it.scoped("passes over a file the host could not open (binary, not UTF-8) for the next text file", () =>
+    Effect.gen(function*() {
+      const root = yield* tree({ "a.ts": "\u0000\u0001binary", "b.ts": "export const b = 1\n" })
+      NodeFs.writeFileSync(NodePath.join(root, "a.py"), Buffer.from([0x63, 0xff, 0xfe, 0x0a]))
+      NodeFs.writeFileSync(NodePath.join(root, "b.py"), "b = 1\n")
+      const search = yield* find(root, [target("ts", [".ts"]), target("py", [".py"])])
+      assert.strictEqual(search.found.get("ts"), "b.ts")
+      assert.strictEqual(search.found.get("py"), "b.py")
+    }))
+
   it.scoped("nothing to find: the whole tree is walked and reported as not truncated", () =>
     Effect.gen(function*() {
       const root = yield* tree({ "a.txt": "", "docs/b.md": "", "empty": null })

@@ -156,4 +156,14 @@ describe("Doctor.render", () => {
       assert.include(text, "alpha: UNUSABLE\n")
       assert.deepStrictEqual(Doctor.unusable([report("alpha")], failed), ["alpha"])
     }))
+  it.effect("a failed server that nothing in the workspace needs is skipped, not unusable", () =>
+    Effect.gen(function*() {
+      const text = Doctor.render("/ws", yield* loaded, [report("alpha"), report("beta", false)], Option.none(), [
+        "beta"
+      ])
+      assert.include(text, "beta: skipped (a preset whose command is on PATH but does not work; no file of the")
+      assert.notInclude(text, "UNUSABLE")
+      assert.isTrue(text.endsWith("2 servers configured: 1 usable, 1 skipped.\n"), text)
+      assert.deepStrictEqual(Doctor.unusable([report("alpha"), report("beta", false)], Option.none(), ["beta"]), [])
+    }))
 })

@@ -7,7 +7,9 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import { readSourceWith } from "./internal/documents/source.js"
 import * as FileAccess from "./internal/files/fileAccess.js"
+import { resolveWorkspaceWith } from "./internal/files/workspace.js"
 import * as WorkspaceFiles from "./internal/files/workspaceFiles.js"
 
 /**
@@ -38,9 +40,10 @@ export const defaultMaxEntries = WorkspaceFiles.defaultMaxEntries
 
 /**
  * Walks `root` breadth first, entries of each directory in sorted order, and records for each target the
- * first file it handles (no larger than it accepts). Dot-directories and node_modules are skipped; the walk
- * stops when every target has a file or after `maxEntries` entries; unreadable entries are passed over.
- * Links are followed only within the workspace, each directory entered once.
+ * first file it handles (no larger than it accepts) that the host could open: a file that looks binary or is
+ * not UTF-8 is passed over, unless the target brings its own `accepts`. Dot-directories and node_modules are
+ * skipped; the walk stops when every target has a file or after `maxEntries` entries; unreadable entries are
+ * passed over. Links are followed only within the workspace, each directory entered once.
  *
  * @since 0.2.0
  * @category utils
@@ -50,7 +53,20 @@ export const findFiles = (
   targets: ReadonlyArray<Target>,
   maxEntries: number = defaultMaxEntries
 ): Effect.Effect<FileSearch, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.flatMap(
-    Effect.all([FileSystem.FileSystem, Path.Path]),
-    ([fs, path]) => WorkspaceFiles.findFiles(FileAccess.platform(fs), path, root, targets, maxEntries)
-  )
+  Effect.gen(function*() {
+    const services = { files: FileAccess.platform(yield* FileSystem.FileSystem), path: yield* Path.Path }
+    const workspace = yield* Effect.option(resolveWorkspaceWith(services, root))
+    const textTargets = workspace._tag === "None" ?
+      targets :
+      targets.map((target): Target =>
+        target.accepts !== undefined ? target : {
+          ...target,
+          accepts: (relative) =>
+            readSourceWith(services, workspace.value, relative, target.maxBytes).pipe(
+              Effect.as(true),
+              Effect.orElseSucceed(() => false)
+            )
+        }
+      )
+    return yield* WorkspaceFiles.findFiles(services.files, services.path, root, textTargets, maxEntries)
+  })

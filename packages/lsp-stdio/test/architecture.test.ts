@@ -15,8 +15,7 @@ const faces: Record<string, string> = {
   "Framing.ts": "wire",
   "JsonRpc.ts": "wire",
   "StdioConfig.ts": "config",
-  "StdioStatus.ts": "config",
-  "StdioWorkspace.ts": "files"
+  "StdioStatus.ts": "config"
 }
 
 const rooms = fs.readdirSync(internal, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)

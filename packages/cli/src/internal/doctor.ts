@@ -47,11 +47,18 @@ const isUsable = (report: LspStdio.ServerDiagnosis, inspection: Option.Option<Do
   return probeOf(inspection, report.providerId)?._tag !== "Failed"
 }
 
-/** The ids of the servers that cannot serve queries, in configuration order. */
+/**
+ * The ids of the servers that cannot serve queries, in configuration order; `skipped` ones (presets that
+ * failed but that nothing in the workspace needs) are not among them.
+ */
 export const unusable = (
   reports: ReadonlyArray<LspStdio.ServerDiagnosis>,
-  inspection: Option.Option<DoctorProbe.Inspection>
-): ReadonlyArray<string> => reports.filter((report) => !isUsable(report, inspection)).map((report) => report.providerId)
+  inspection: Option.Option<DoctorProbe.Inspection>,
+  skipped: ReadonlyArray<string> = []
+): ReadonlyArray<string> =>
+  reports.filter((report) => !isUsable(report, inspection) && !skipped.includes(report.providerId)).map((report) =>
+    report.providerId
+  )
 
 const at = (file: string): string => `hover on ${file}:1:1`
 
@@ -118,13 +125,25 @@ const statusSection = (
   return lines.join("\n")
 }
 
+const verdict = (
+  report: LspStdio.ServerDiagnosis,
+  inspection: Option.Option<DoctorProbe.Inspection>,
+  skipped: boolean
+) =>
+  isUsable(report, inspection)
+    ? "usable"
+    : skipped
+    ? "skipped (a preset whose command is on PATH but does not work; no file of the workspace needs it)"
+    : "UNUSABLE"
+
 const server = (
   report: LspStdio.ServerDiagnosis,
   args: ReadonlyArray<string>,
   fix: string | undefined,
-  inspection: Option.Option<DoctorProbe.Inspection>
+  inspection: Option.Option<DoctorProbe.Inspection>,
+  skipped: boolean
 ): string => {
-  const lines = [`${report.providerId}: ${isUsable(report, inspection) ? "usable" : "UNUSABLE"}`]
+  const lines = [`${report.providerId}: ${verdict(report, inspection, skipped)}`]
   lines.push(field("command", [report.command, ...args].map(quoteArg).join(" ")))
   if (report.executable !== null) lines.push(field("executable", report.executable))
   else if (report.error?.code === "LSP_EXECUTABLE_NOT_FOUND") lines.push(field("executable", "not found"))
@@ -161,7 +180,8 @@ export const render = (
   workspace: string,
   loaded: LspConfigFile.Loaded,
   reports: ReadonlyArray<LspStdio.ServerDiagnosis>,
-  inspection: Option.Option<DoctorProbe.Inspection>
+  inspection: Option.Option<DoctorProbe.Inspection>,
+  skipped: ReadonlyArray<string> = []
 ): string => {
   const blocks: Array<string> = []
   blocks.push(
@@ -178,7 +198,15 @@ export const render = (
     const preset = loaded.source._tag === "Presets"
       ? loaded.source.detections.find((detection) => detection.preset.id === report.providerId)?.preset
       : undefined
-    blocks.push(server(report, loaded.config.servers[report.providerId]?.args ?? [], preset?.install, inspection))
+    blocks.push(
+      server(
+        report,
+        loaded.config.servers[report.providerId]?.args ?? [],
+        preset?.install,
+        inspection,
+        skipped.includes(report.providerId)
+      )
+    )
   }
   blocks.push(statusSection(reports, inspection, loaded.config.maxServers))
   if (loaded.source._tag === "Presets") {
@@ -195,11 +223,13 @@ export const render = (
       )
     }
   }
-  const usable = reports.length - unusable(reports, inspection).length
+  const failed = unusable(reports, inspection, skipped).length
   const total = reports.length
+  const usable = total - failed - skipped.length
   blocks.push(
     `${total} server${total === 1 ? "" : "s"} configured: ${usable} usable` +
-      (usable === total ? "." : `, ${total - usable} unusable.`)
+      (skipped.length === 0 ? "" : `, ${skipped.length} skipped`) +
+      (failed === 0 ? "." : `, ${failed} unusable.`)
   )
   return blocks.join("\n\n") + "\n"
 }
