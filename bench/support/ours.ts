@@ -136,7 +136,7 @@ export const startOurs = async (
 export interface AboveHost {
   /** `LspService.query`: routing and the check of the provider's answer. */
   readonly seam: number
-  /** `LspToolHandler.budgetedQuery`: the seam plus the deadline and the time budget (the query on one child fiber, a timer interrupts it). */
+  /** `LspToolHandler.budgetedQuery`: the seam plus the deadline and the time budget (the query on one child fiber, a fiber sleeping on the Clock interrupts it). */
   readonly budgeted: number
   /** `LspToolHandler.run`: the whole tool call (validation, span, budget, rendering). */
   readonly tool: number
