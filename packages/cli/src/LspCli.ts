@@ -198,7 +198,7 @@ const mcp = Command.make("mcp", {
       Layer.provide(
         LspMcpStdio.layer({ name: "lsp-seam", version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
       ),
-      Layer.provide(Prewarm.layer(workspace, loaded.config, !args.noPrewarm)),
+      Layer.provide(Prewarm.layer(workspace, loaded.config, !args.noPrewarm, loaded.source._tag === "File")),
       Layer.provide(yield* RemoteOptions.serviceLayer(args, workspace, () => hostLayer(loaded))),
       Layer.provide(LspSession.layer(workspace))
     )

@@ -132,6 +132,24 @@ describe("prewarm", () => {
       assert.strictEqual((yield* Ref.get(seen)).began.length, 2)
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scopedLive("warms no data or markup server (JSON, YAML, HTML, CSS) unless the configuration names it", () =>
+    Effect.gen(function*() {
+      const { dir, release, seen, service } = yield* setup
+      NodeFs.writeFileSync(NodePath.join(dir, "d.json"), "{}\n")
+      const withJson = yield* StdioConfig.decode({
+        servers: {
+          one: { command: "unused", extensionToLanguage: { one: "one" } },
+          json: { command: "unused", extensionToLanguage: { ".json": "json", ".jsonc": "jsonc" } }
+        }
+      })
+      yield* Effect.forkScoped(Effect.forEach([0, 1, 2, 3], release, { discard: true }))
+      yield* Prewarm.warm(service, withJson, dir)
+      assert.deepStrictEqual((yield* Ref.get(seen)).began, ["a.one"])
+      // Named by a configuration file: warmed too.
+      yield* Prewarm.warm(service, withJson, dir, Option.none(), true)
+      assert.deepStrictEqual([...(yield* Ref.get(seen)).began].sort(), ["a.one", "a.one", "d.json"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scopedLive("skips servers already running for the workspace, and counts every running server against maxServers", () =>
     Effect.gen(function*() {
       const { dir, release, seen, service } = yield* setup

@@ -33,8 +33,27 @@ export interface Prewarm {
   readonly seen: (workspaceRoot: string) => Effect.Effect<void>
 }
 
-const targetsOf = (config: StdioConfig.StdioConfig): ReadonlyArray<StdioWorkspace.Target> =>
-  Object.entries(config.servers).map(([id, server]) => ({
+/**
+ * Languages of data and markup, not source: a preset server for them (JSON, YAML, HTML, CSS, Markdown) is
+ * rarely what an agent's next query needs, and each takes a process and tens of MB, so only a configuration
+ * that names such a server gets it warmed.
+ */
+export const dataLanguages: ReadonlySet<string> = new Set([
+  "json",
+  "jsonc",
+  "yaml",
+  "html",
+  "css",
+  "scss",
+  "less",
+  "markdown"
+])
+
+const isDataServer = (server: StdioConfig.ServerConfig) =>
+  Object.values(server.extensionToLanguage).every((language) => dataLanguages.has(language))
+
+const targetsOf = (config: StdioConfig.StdioConfig, warmData: boolean): ReadonlyArray<StdioWorkspace.Target> =>
+  Object.entries(config.servers).filter(([, server]) => warmData || !isDataServer(server)).map(([id, server]) => ({
     id,
     extensions: Object.keys(server.extensionToLanguage).flatMap((key) =>
       Either.match(LspExtension.normalizeExtensionKey(key), { onLeft: () => [], onRight: (ext) => [ext] })
@@ -97,11 +116,12 @@ export const warm = (
   service: LspService.LspServiceShape,
   config: StdioConfig.StdioConfig,
   workspaceRoot: string,
-  status: Option.Option<Status> = Option.none()
+  status: Option.Option<Status> = Option.none(),
+  warmData = false
 ): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
-    const search = yield* StdioWorkspace.findFiles(workspaceRoot, targetsOf(config), maxEntries)
+    const search = yield* StdioWorkspace.findFiles(workspaceRoot, targetsOf(config, warmData), maxEntries)
     const canonical = realPath(workspaceRoot)
     const targets = yield* worthWarming([...search.found.entries()], config.maxServers, canonical, status)
     yield* Effect.forEach(
@@ -124,13 +144,15 @@ export const warm = (
 
 /**
  * A prewarmer whose warm-ups run on fibers of the scope (interrupted when it closes). When `enabled` is
- * false, `seen` does nothing.
+ * false, `seen` does nothing. `warmData`: the configuration names its servers itself (a file, not the
+ * presets), so data and markup servers are warmed too.
  */
 export const make = (
   service: LspService.LspServiceShape,
   config: StdioConfig.StdioConfig,
   enabled: boolean,
-  status: Option.Option<Status> = Option.none()
+  status: Option.Option<Status> = Option.none(),
+  warmData = false
 ): Effect.Effect<Prewarm, never, Scope.Scope | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     if (!enabled) return { seen: () => Effect.void }
@@ -147,7 +169,7 @@ export const make = (
           return Effect.asVoid(
             FiberSet.run(
               fibers,
-              Effect.interruptible(Effect.provide(warm(service, config, workspaceRoot, status), context))
+              Effect.interruptible(Effect.provide(warm(service, config, workspaceRoot, status, warmData), context))
             )
           )
         })
@@ -174,7 +196,8 @@ export const afterQueries = (
 export const layer = (
   workspaceRoot: string,
   config: StdioConfig.StdioConfig,
-  enabled: boolean
+  enabled: boolean,
+  warmData = false
 ): Layer.Layer<never, never, LspService.LspService | FileSystem.FileSystem | Path.Path> =>
   enabled
     ? Layer.scopedDiscard(
@@ -187,7 +210,7 @@ export const layer = (
           Option.map(local, (view) => view.status),
           () => Option.map(remote, (client) => client.status)
         )
-        yield* Effect.forkScoped(warm(service, config, workspaceRoot, status))
+        yield* Effect.forkScoped(warm(service, config, workspaceRoot, status, warmData))
       })
     )
     : Layer.empty
