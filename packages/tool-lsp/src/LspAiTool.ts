@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { LspSession } from "./LspSession.js"
 import * as LspToolConfig from "./LspToolConfig.js"
 import * as LspToolHandler from "./LspToolHandler.js"
@@ -38,20 +39,23 @@ export const LspToolOutputAsText = Schema.transformOrFail(Schema.String, LspTool
 })
 
 /**
- * The parameters as the toolkit decodes them: every argument accepted as is (and none required), so that
- * validation happens in the handler and a bad argument reaches the model as a coded `LSP_INVALID_ARGUMENTS`
- * result instead of a toolkit decoding failure. The JSON Schema the model sees is still the strict one,
- * `LspToolInput.jsonSchemaFor(operations)`.
+ * The parameters as the toolkit decodes them: every argument of the tool's own input schema
+ * (`LspToolInput.parametersFor`, so no argument is ever dropped here) accepted as is, and only `operation`
+ * required, so that validation happens in the handler and a bad argument reaches the model as a coded
+ * `LSP_INVALID_ARGUMENTS` result instead of a toolkit decoding failure. The JSON Schema the model sees is still
+ * the strict one, `LspToolInput.jsonSchemaFor(operations)`.
  */
-const parametersFor = (operations: LspToolInput.Operations) =>
-  Schema.Struct({
-    operation: Schema.Unknown,
-    file_path: Schema.optional(Schema.Unknown),
-    line: Schema.optional(Schema.Unknown),
-    character: Schema.optional(Schema.Unknown),
-    symbol: Schema.optional(Schema.Unknown),
-    query: Schema.optional(Schema.Unknown)
-  }).annotations({ jsonSchema: LspToolInput.jsonSchemaFor(operations) })
+const parametersFor = (operations: LspToolInput.Operations) => {
+  const strict = LspToolInput.parametersFor(operations).ast
+  const names = SchemaAST.isTypeLiteral(strict)
+    ? strict.propertySignatures.map((signature) => String(signature.name))
+    : []
+  return Schema.Struct(
+    Object.fromEntries(
+      names.map((name) => [name, name === "operation" ? Schema.Unknown : Schema.optional(Schema.Unknown)] as const)
+    )
+  ).annotations({ jsonSchema: LspToolInput.jsonSchemaFor(operations) })
+}
 
 /**
  * The `lsp` tool offering `operations` (its description and JSON Schema name only those). Pass the same

@@ -107,6 +107,30 @@ describe("LspAiTool.LspToolkit", () => {
       })
     }).pipe(Effect.provide(LspAiTool.layer().pipe(Layer.provideMerge(environment([Testing.succeed(result)]))))))
 
+  it.scoped("every argument of the tool's input reaches the seam's query, severity and symbol included", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      yield* toolkit.handle("lsp", { operation: "diagnostics", file_path: "src/a.ts", severity: "information" })
+      yield* toolkit.handle("lsp", { operation: "hover", file_path: "src/a.ts", line: 3, symbol: "add" })
+      yield* toolkit.handle("lsp", { operation: "workspaceSymbol", query: "parse", file_path: "src/a.ts" })
+      const provider = yield* FakeProvider
+      const queries = yield* provider.queries
+      assert.deepStrictEqual(queries.map((q) => q.operation), ["diagnostics", "hover", "workspaceSymbol"])
+      assert.strictEqual(queries[0]?.operation === "diagnostics" ? queries[0].severity : undefined, "information")
+      assert.strictEqual(queries[1]?.operation === "hover" ? queries[1].symbol : undefined, "add")
+      assert.strictEqual(queries[2]?.operation === "workspaceSymbol" ? queries[2].query : undefined, "parse")
+    }).pipe(
+      Effect.provide(
+        LspAiTool.layer().pipe(
+          Layer.provideMerge(environment([
+            Testing.succeed(LspResult.diagnostics([], "file:///w")),
+            Testing.succeed(LspResult.hover(null)),
+            Testing.succeed(LspResult.symbols([], "file:///w"))
+          ]))
+        )
+      )
+    ))
+
   it.scoped("returns a coded error as the tool result the model reads", () =>
     Effect.gen(function*() {
       const toolkit = yield* LspAiTool.LspToolkit
