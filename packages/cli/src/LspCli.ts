@@ -114,7 +114,8 @@ const query = Command.make(
       Options.withDescription("workspaceSymbol only: search just the language server of this file."),
       Options.optional
     ),
-    severity: Options.text("severity").pipe(
+    // A choice, so a bad value is a usage error (exit 2) like any other bad option.
+    severity: Options.choice("severity", ["error", "warning", "information", "hint"]).pipe(
       Options.withDescription(
         "diagnostics only: the least serious kind to include: error, warning (the default), information or hint."
       ),

@@ -158,6 +158,9 @@ describe.concurrent("lsp-seam query against typescript-language-server", () => {
     Effect.gen(function*() {
       const misplaced = yield* query("hover", "main.ts:3:36", "--severity", "hint")
       assert.strictEqual(misplaced.code, 2)
+      // A value that is none of the four is a usage error too, like any other bad option.
+      const unknown = yield* query("diagnostics", "main.ts", "--severity", "warnings")
+      assert.strictEqual(unknown.code, 2)
     }), timeout)
 
   it.live("a blank workspaceSymbol query is the tool's invalid argument: 1", () =>
