@@ -49,4 +49,12 @@ describe("StatusQuote", () => {
     })
     assert.strictEqual(first, "Server status: pid 4242, up 0.8 s, 1 query served, 0 restarts for this workspace.")
   })
+  it("keeps the error's typed reason, which the host's retry decisions read", () => {
+    const refused = LspError.withReason(LspError.protocolError("chose utf-8"), { _tag: "PositionEncoding" })
+    const quoted = StatusQuote.quote(refused, { providerId: "ts", status: undefined, starts: 1 })
+    assert.deepStrictEqual(quoted.reason, { _tag: "PositionEncoding" })
+    assert.isUndefined(
+      StatusQuote.quote(LspError.protocolError("x"), { providerId: "ts", status: undefined, starts: 1 }).reason
+    )
+  })
 })

@@ -20,6 +20,9 @@ import type { Servers } from "../servers/servers.js"
 import { advertised, capabilityOf, opensTransiently } from "../wire/capabilities.js"
 import * as ProjectModel from "./projectModel.js"
 
+/** The method a "method not found" was about. */
+const methodOf = (error: LspError.LspError) => error.reason?._tag === "MethodNotFound" ? error.reason.method : "?"
+
 /** The server a query is for, and what the host gives every step. */
 export interface Target {
   readonly services: FileServices
@@ -130,7 +133,7 @@ const request = (
       Effect.catchIf(isUnknownMethod, (error) =>
         Errors.unsupportedOperation(
           `The "${spec.providerId}" language server does not support ${query.operation}: it advertises ` +
-            `${capabilityOf(query.operation)} but answered "${error.detail?.method}" with "method not found".`,
+            `${capabilityOf(query.operation)} but answered "${methodOf(error)}" with "method not found".`,
           { providerId: spec.providerId, operation: query.operation }
         ))
     )

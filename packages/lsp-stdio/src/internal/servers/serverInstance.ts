@@ -121,7 +121,7 @@ const describeExit = (providerId: string, exit: ExitInfo, stderr: string): LspEr
     ...(exit.code === undefined ? {} : { exitCode: exit.code }),
     ...(exit.signal === undefined ? {} : { signal: exit.signal }),
     stderr
-  })
+  }).pipe(LspError.withReason({ _tag: "ServerExited" }))
 }
 
 interface ExitInfo {
@@ -261,7 +261,7 @@ const handshake = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld, 
       return yield* LspError.protocolError(
         `The "${providerId}" server answered initialize without a valid capabilities object.`,
         { providerId, reason: "initialize" }
-      )
+      ).pipe(LspError.withReason({ _tag: "InitializeFailed" }))
     }
     const encoding = decoded.right.capabilities.positionEncoding
     if (encoding !== undefined && encoding !== "utf-16") {
@@ -269,7 +269,7 @@ const handshake = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld, 
         `The "${providerId}" server chose position encoding ${JSON.stringify(encoding)}; lsp-seam only speaks ` +
           "UTF-16 positions.",
         { providerId, reason: "positionEncoding", positionEncoding: encoding }
-      )
+      ).pipe(LspError.withReason({ _tag: "PositionEncoding" }))
     }
     // Some servers (gopls among them) reject `initialized` without params.
     yield* connection.notify("initialized", {})

@@ -31,7 +31,10 @@ export const describe = (quoted: Quoted): string => {
     "workspace."
 }
 
-/** `error` with the status sentence appended to its message and the figures under `detail.server`. */
+/**
+ * `error` with the status sentence appended to its message and the figures under `detail.server`; its code
+ * and typed reason are kept.
+ */
 export const quote = (error: LspError.LspError, quoted: Quoted): LspError.LspError => {
   const { starts, status } = quoted
   const server = status === undefined || status.pid === null
@@ -44,8 +47,10 @@ export const quote = (error: LspError.LspError, quoted: Quoted): LspError.LspErr
       restarts: Math.max(0, starts - 1)
     }
   const separator = error.message.endsWith("\n") ? "" : "\n"
-  return LspError.make(error.code, `${error.message}${separator}${describe(quoted)}`, {
+  const quotedError = LspError.make(error.code, `${error.message}${separator}${describe(quoted)}`, {
     ...error.detail,
     server
   })
+  // The typed reason goes with it: the host's decisions read it.
+  return error.reason === undefined ? quotedError : LspError.withReason(quotedError, error.reason)
 }

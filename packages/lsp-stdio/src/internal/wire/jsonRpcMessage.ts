@@ -160,14 +160,22 @@ export const outcome = (response: IncomingResponse): Outcome => {
   return { _tag: "Error", error, repaired }
 }
 
-/** The failure of a request the server answered with `error`. */
-export const serverError = (method: string, error: ResponseError): LspError.LspError =>
-  LspError.serverError(
+/** JSON-RPC's "method not found". */
+const methodNotFound = -32601
+
+/**
+ * The failure of a request the server answered with `error`. A "method not found" is classified here, where
+ * the number comes off the wire, as the typed reason `MethodNotFound`: the host decides on that.
+ */
+export const serverError = (method: string, error: ResponseError): LspError.LspError => {
+  const failure = LspError.serverError(
     `The language server failed the "${method}" request (JSON-RPC error ${error.code}): ${error.message}`,
     error.data === undefined
       ? { method, code: error.code, message: error.message }
       : { method, code: error.code, message: error.message, data: error.data }
   )
+  return error.code === methodNotFound ? LspError.withReason(failure, { _tag: "MethodNotFound", method }) : failure
+}
 
 /** The failure of a request whose answer is not a valid response. */
 export const malformedResponse = (method: string, issue: string): LspError.LspError =>
