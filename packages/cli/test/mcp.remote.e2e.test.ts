@@ -5,7 +5,16 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { bin } from "./support/cli.js"
-import { alive, fakeWorkspace, processesWith, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
+import {
+  alive,
+  fakeWorkspace,
+  processesWith,
+  readRecord,
+  selfSigned,
+  serve,
+  startedPids,
+  waitFor
+} from "./support/remote.js"
 
 // `lsp-seam mcp --remote …` and the MCP session's prewarm, through the official MCP SDK client.
 const timeout = 60_000
@@ -54,6 +63,23 @@ describe("lsp-seam mcp --remote and prewarm", () => {
       assert.strictEqual(yield* hover(client, "fake.fake"), "fake hover")
       // The server is the host's: started by the host process, not by `lsp-seam mcp`.
       assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+    }), timeout)
+
+  it.scopedLive("mcp --remote https://… --ca-file answers through a TLS host", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+      const { cert, key } = selfSigned(fake.runtimeDir, "host")
+      const tokenFile = NodePath.join(fake.runtimeDir, "token")
+      const served = yield* serve(
+        ["--listen", "127.0.0.1:0", "--token-file", tokenFile, "--tls-cert", cert, "--tls-key", key, "--no-prewarm"],
+        { cwd: fake.dir }
+      )
+      const https = served.address.replace(/^wss:/, "https:").replace(/\/lsp-seam$/, "")
+      const client = yield* connect(
+        ["--cwd", fake.dir, "--remote", https, "--token-file", tokenFile, "--ca-file", cert, "--no-prewarm"],
+        fake.dir
+      )
+      assert.strictEqual(yield* hover(client, "fake.fake"), "fake hover")
     }), timeout)
 
   it.scopedLive(

@@ -6,7 +6,7 @@ import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { LspSeam } from "../src/index.js"
 import { runCli, scopedTempDir } from "./support/cli.js"
-import { alive, fakeWorkspace, processesWith, serve, startedPids, waitFor } from "./support/remote.js"
+import { alive, fakeWorkspace, processesWith, selfSigned, serve, startedPids, waitFor } from "./support/remote.js"
 
 // The guards of a host that may be exposed, end to end: real `lsp-seam serve` processes queried by the
 // compiled command in other processes.
@@ -130,32 +130,6 @@ describe("served roots", () => {
       assert.match(result.stderr, /error\[LSP_INVALID_CONFIG\]: The served root .*nope/)
     }), timeout)
 })
-
-/** A self-signed certificate for 127.0.0.1 and localhost, made by openssl in `dir`. */
-const selfSigned = (dir: string, name: string) => {
-  const key = NodePath.join(dir, `${name}.key`)
-  const cert = NodePath.join(dir, `${name}.pem`)
-  ChildProcess.execFileSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=lsp-seam test",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1,DNS:localhost"
-  ], { stdio: "ignore" })
-  return { key, cert }
-}
 
 describe("TLS, or plaintext only when asked for", () => {
   it.scopedLive(
