@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
 import { closeSync, constants, existsSync, openSync, statSync } from "node:fs"
-import { readSource } from "../src/internal/documents/source.js"
+import { locateSourceWith, readLocatedWith, readSource } from "../src/internal/documents/source.js"
 import * as FileAccess from "../src/internal/files/fileAccess.js"
 import { fileUri, uriToPath } from "../src/internal/files/fileUri.js"
 import { isInside, resolveWorkspace } from "../src/internal/files/workspace.js"
@@ -82,6 +82,25 @@ for (const [flavour, files] of flavours) {
           assert.include(missing.message, "does not exist")
           const notDir = yield* Effect.flip(resolveWorkspace(file))
           assert.include(notDir.message, "not a directory")
+        }))
+    })
+
+    describe("the open is checked on its descriptor", () => {
+      it.scoped("a directory swapped for a link out of the workspace after the check is refused, nothing read", () =>
+        Effect.gen(function*() {
+          const { fs, path, root, workspace, write } = yield* setup
+          yield* write("ws/dir/a.ts", "inside\n")
+          yield* write("outside/dir/a.ts", "SECRET outside the workspace\n")
+          const services = yield* FileAccess.fileServices
+          const location = yield* locateSourceWith(services, workspace, "dir/a.ts", 1_000)
+          // Between the check (realpath, stat) and the open: dir becomes a link to a directory outside.
+          yield* fs.rename(path.join(root, "ws/dir"), path.join(root, "ws/dir-was"))
+          yield* fs.symlink(path.join(root, "outside/dir"), path.join(root, "ws/dir"))
+          const error = yield* Effect.flip(readLocatedWith(services, location, 1_000))
+          assert.strictEqual(error.code, "LSP_SOURCE_OUTSIDE_WORKSPACE")
+          assert.include(error.message, "changed while it was being opened")
+          assert.notInclude(error.message, "SECRET")
+          assert.strictEqual(error.detail?.openedPath, path.join(root, "outside/dir/a.ts"))
         }))
     })
 

@@ -146,12 +146,24 @@ const tooLargeError = (location: SourceLocation, size: string, maxDocumentBytes:
   )
 }
 
+/**
+ * An opened file that is not the checked one: its path was swapped (a directory replaced by a link, say)
+ * between the check and the open. Decided on the descriptor, so there is no window left.
+ */
+const swapped = (location: SourceLocation, openedPath: string) =>
+  openedPath === location.path ? undefined : LspError.sourceOutsideWorkspace(
+    `The source file ${JSON.stringify(location.filePath)} changed while it was being opened: the file opened is ` +
+      `${openedPath}, not the checked ${location.path}. Nothing was read; ask again if the change was expected.`,
+    { filePath: location.filePath, workspaceRoot: location.workspacePath, realPath: location.path, openedPath }
+  )
+
 const refusal = (location: SourceLocation, info: FileInfo, maxDocumentBytes: number) =>
-  info.type !== "File" ?
-    notAFileError(location, kindOf(info.type)) :
-    info.size > maxDocumentBytes ?
-    tooLargeError(location, `${info.size} bytes`, maxDocumentBytes) :
-    undefined
+  (info.openedPath === undefined ? undefined : swapped(location, info.openedPath)) ??
+    (info.type !== "File" ?
+      notAFileError(location, kindOf(info.type)) :
+      info.size > maxDocumentBytes ?
+      tooLargeError(location, `${info.size} bytes`, maxDocumentBytes) :
+      undefined)
 
 /** The checks of `readSource` that need no read: steps 1 to 4, and the size by `stat`. */
 export const locateSourceWith = (

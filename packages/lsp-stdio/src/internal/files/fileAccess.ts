@@ -29,6 +29,12 @@ export interface FileInfo {
   readonly ctimeMs: number
   /** The inode number; 0 when unknown. */
   readonly ino: number
+  /**
+   * For a file `read` has opened: the real path of what was opened, read from its descriptor (Linux's
+   * /proc/self/fd), so a caller can check the file it reads is the one it checked; undefined where the
+   * system does not tell.
+   */
+  readonly openedPath?: string | undefined
 }
 
 /** A failed call: the errno code when there is one (`ENOENT`, `ELOOP`, ...), and a message. */
@@ -154,7 +160,10 @@ export const platform = (fs: FileSystem.FileSystem): FileAccess => ({
   read: (path, limit, check) =>
     Effect.scoped(Effect.gen(function*() {
       const file = yield* Effect.mapError(fs.open(path, { flag: "r" }), fromPlatform)
-      const info = platformInfo(yield* Effect.mapError(file.stat, fromPlatform))
+      const info = {
+        ...platformInfo(yield* Effect.mapError(file.stat, fromPlatform)),
+        openedPath: descriptorPath(file.fd)
+      }
       const refused = check(info)
       if (refused !== undefined) return yield* refused
       return yield* Effect.mapError(readBounded(file, limit, info.size), fromPlatform)
@@ -207,12 +216,21 @@ const attempt = <A>(call: () => A): Effect.Effect<A, FileError> => Effect.try({ 
 // Non-blocking, so that opening a FIFO with no writer returns at once (and fstat then refuses it).
 const READ_FLAGS = NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK | NodeFs.constants.O_NOCTTY
 
+/** The real path of open descriptor `fd` (Linux), or undefined. */
+const descriptorPath = (fd: number): string | undefined => {
+  try {
+    return NodeFs.readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    return undefined
+  }
+}
+
 const readOpen = (
   fd: number,
   limit: number,
   check: (info: FileInfo) => LspError.LspError | undefined
 ): Effect.Effect<Option.Option<Uint8Array>, LspError.LspError> => {
-  const info = nodeInfo(NodeFs.fstatSync(fd))
+  const info = { ...nodeInfo(NodeFs.fstatSync(fd)), openedPath: descriptorPath(fd) }
   const refused = check(info)
   if (refused !== undefined) return Effect.fail(refused)
   const chunks: Array<Uint8Array> = []
