@@ -33,7 +33,28 @@ export interface FramingOptions {
   readonly maxMessageBytes: number
   /** The largest header block accepted, in bytes (default 65536). */
   readonly maxHeaderBytes?: number
+  /**
+   * What a message over `maxMessageBytes` does (since 0.2.0): `"fail"` (the default) poisons the decoder;
+   * `"skip"` passes over its body without keeping it and yields an `OversizedMessage` in its place, so the
+   * stream goes on (its length is known). A length over 1 GiB is refused either way.
+   */
+  readonly oversized?: "fail" | "skip"
 }
+
+/**
+ * What a decoder with `oversized: "skip"` yields for a message over the limit: its size, and the `id` and
+ * `method` found at its top level near its start or end, when they are there.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const OversizedMessage = internal.OversizedMessage
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type OversizedMessage = internal.OversizedMessage
 
 /**
  * @since 0.1.0
@@ -68,7 +89,8 @@ export interface Decoder {
 export const makeDecoder = (options: FramingOptions): Decoder => {
   const decoder = new internal.FramingDecoder({
     maxMessageBytes: options.maxMessageBytes,
-    maxHeaderBytes: options.maxHeaderBytes ?? defaultMaxHeaderBytes
+    maxHeaderBytes: options.maxHeaderBytes ?? defaultMaxHeaderBytes,
+    oversized: options.oversized ?? "fail"
   })
   return {
     push: (chunk) => {

@@ -257,6 +257,7 @@ export const make = (
      * notification's handler, a log line) is returned, to run before the next message.
      */
     const dispatch = (raw: unknown): Effect.Effect<void> | undefined => {
+      if (raw instanceof Framing.OversizedMessage) return onOversized(raw)
       const decoded = Message.decodeIncoming(raw)
       if (Either.isLeft(decoded)) return onInvalid(raw, decoded.left)
       const message = decoded.right
@@ -271,7 +272,40 @@ export const make = (
       }
     }
 
-    const decoder = Framing.makeDecoder({ maxMessageBytes: options.maxMessageBytes })
+    const decoder = Framing.makeDecoder({ maxMessageBytes: options.maxMessageBytes, oversized: "skip" })
+
+    /**
+     * A message over the frame limit, passed over (the stream goes on): the request it answers fails alone
+     * with `LSP_RESPONSE_TOO_LARGE`; one for no pending request, or a notification, is only logged; when its
+     * id cannot be read, every pending request fails, since any of them may be the one it answered.
+     */
+    const onOversized = (message: Framing.OversizedMessage): Effect.Effect<void> => {
+      const tooLarge = (method: string) =>
+        LspError.responseTooLarge(
+          `The language server's answer to "${method}" is ${message.bytes} bytes, over the limit of ` +
+            `${options.maxMessageBytes} bytes (maxMessageBytes): this query alone failed, and the server keeps ` +
+            "running. Ask a narrower question, or raise maxMessageBytes in the server's configuration.",
+          { method, bytes: message.bytes, limit: options.maxMessageBytes }
+        )
+      const entry = typeof message.id === "number" ? pending.get(message.id) : undefined
+      if (entry !== undefined && typeof message.id === "number") {
+        pending.delete(message.id)
+        Deferred.unsafeDone(entry.response, Exit.fail(tooLarge(entry.method)))
+        return Effect.void
+      }
+      if (message.id !== undefined) {
+        // A late answer to a request already settled (cancelled, say), or a request of the server's own.
+        return warnMalformed(`a message of ${message.bytes} bytes for id ${message.id}, over the limit; skipped`, "")
+      }
+      if (message.method !== undefined) {
+        return warnMalformed(`a "${message.method}" message of ${message.bytes} bytes, over the limit; skipped`, "")
+      }
+      for (const [id, waiting] of pending) {
+        pending.delete(id)
+        Deferred.unsafeDone(waiting.response, Exit.fail(tooLarge(waiting.method)))
+      }
+      return warnMalformed(`a message of ${message.bytes} bytes, over the limit, whose id could not be read`, "")
+    }
 
     /**
      * Decodes and dispatches everything a chunk of input completes, in order, in one step unless a message

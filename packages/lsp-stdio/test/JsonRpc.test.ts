@@ -392,13 +392,51 @@ describe("JsonRpc fatal failures", () => {
       assert.strictEqual(reason.detail?.reason, "InvalidContentLength")
     }))
 
-  it.scoped("fails on a message over maxMessageBytes", () =>
+  it.scoped("fails on a message whose length is over 1 GiB, past anything it would wait for", () =>
     Effect.gen(function*() {
       const reason = yield* breakWhilePending(
-        (server) => server.send({ jsonrpc: "2.0", id: 1, result: "x".repeat(200) }),
+        (server) => server.sendBytes(new TextEncoder().encode("Content-Length: 2000000000\r\n\r\n{")),
         { maxMessageBytes: 100 }
       )
       assert.strictEqual(reason.detail?.reason, "MessageTooLarge")
+    }))
+
+  it.scoped("an answer over maxMessageBytes fails its request alone; the connection reads on", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect({ maxMessageBytes: 100 })
+      const big = yield* Effect.fork(errorOf(connection.request("big", {})))
+      const small = yield* Effect.fork(connection.request("small", {}))
+      const [first, second] = [yield* server.take, yield* server.take] as Array<{ id: number }>
+      // The id is read from the skipped body's start, or from its end when the server writes it last.
+      yield* server.sendBytes(new TextEncoder().encode(
+        `Content-Length: 219\r\n\r\n{"jsonrpc":"2.0","result":"${"x".repeat(180)}","id":${first!.id}}`.padEnd(242, " ")
+      ))
+      yield* server.send({ jsonrpc: "2.0", id: second!.id, result: "fine" })
+      const error = yield* Fiber.join(big)
+      assert.strictEqual(error.code, "LSP_RESPONSE_TOO_LARGE")
+      assert.include(error.message, "over the limit of 100 bytes (maxMessageBytes)")
+      assert.deepStrictEqual(error.detail, { method: "big", bytes: 219, limit: 100 })
+      assert.deepStrictEqual(yield* Fiber.join(small), Option.some("fine"))
+      assert.isTrue(yield* connection.isOpen)
+    }))
+
+  it.scoped("an oversized message whose id cannot be read fails every pending request; others are skipped", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect({ maxMessageBytes: 50 })
+      // A notification, and a late answer to an id nobody waits for, over the limit: logged and passed over.
+      yield* server.send({ jsonrpc: "2.0", method: "window/logMessage", params: { message: "y".repeat(100) } })
+      yield* server.send({ jsonrpc: "2.0", id: 999_999, result: "z".repeat(100) })
+      const pending = yield* Effect.fork(errorOf(connection.request("m", {})))
+      yield* server.take
+      const still = yield* Effect.fork(connection.request("n", {}))
+      const { id } = (yield* server.take) as { id: number }
+      yield* server.send({ jsonrpc: "2.0", id, result: "answered" })
+      assert.deepStrictEqual(yield* Fiber.join(still), Option.some("answered"), "not failed by the skipped ones")
+      // Its id between two nested values, near neither end: any pending request may be the one it answers.
+      yield* server.send({ jsonrpc: "2.0", result: [["z".repeat(100)]], id: 1, more: ["z".repeat(100)] })
+      const error = yield* Fiber.join(pending)
+      assert.strictEqual(error.code, "LSP_RESPONSE_TOO_LARGE")
+      assert.isTrue(yield* connection.isOpen)
     }))
 
   it.scoped("fails when a request cannot be written", () =>

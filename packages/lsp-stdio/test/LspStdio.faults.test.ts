@@ -269,6 +269,32 @@ describe("LspStdio host: crashes, retries and server errors", () => {
       assert.isTrue(yield* allGone(startedPids(record)))
     }))
 
+  it.scopedLive("an answer over maxMessageBytes fails its query alone, and the same server answers the next", () =>
+    Effect.gen(function*() {
+      const record = yield* makeRecordFile
+      const workspace = yield* makeWorkspace()
+      const location = {
+        uri: "file:///x.fake",
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }
+      }
+      const config = fakeConfig({
+        recordFile: record,
+        // ~7 KB of references against a 2,000-byte limit.
+        fake: { answers: { "textDocument/references": Array.from({ length: 100 }, () => location) } },
+        server: { maxMessageBytes: 2_000 }
+      })
+      const [tooLarge, next] = yield* withHost(
+        config,
+        Effect.all([Effect.flip(query(workspace, "findReferences")), codeOf(query(workspace, "goToDefinition"))])
+      )
+      assert.strictEqual(tooLarge.code, "LSP_RESPONSE_TOO_LARGE")
+      assert.include(tooLarge.message, "over the limit of 2000 bytes (maxMessageBytes)")
+      assert.strictEqual(tooLarge.detail?.method, "textDocument/references")
+      assert.strictEqual(next, "success")
+      // Neither retried nor restarted: one server answered both.
+      assert.strictEqual(events(record, "start").length, 1)
+    }))
+
   it.scopedLive("an oversize frame is refused before its body is buffered", () =>
     Effect.gen(function*() {
       const record = yield* makeRecordFile

@@ -56,6 +56,54 @@ const preview = (bytes: Uint8Array, start: number, end: number): string => {
   return end > shown ? `${text}...` : text
 }
 
+/** How many bytes of an oversized body's start and end are kept, to find its `id` and `method`. */
+const EDGE_BYTES = 1024
+
+/**
+ * The largest oversized body passed over rather than refused: a length beyond it is no answer a server
+ * means to send (a corrupted header, say), and waiting for that many bytes would hold the query up.
+ */
+export const maxSkippedBytes = 1024 * 1024 * 1024
+
+/**
+ * A message whose declared length is over `maxMessageBytes`, skipped without keeping its body (with
+ * `oversized: "skip"`): its size, and the `id` and `method` found at its top level near its start or end, when
+ * they were there. The stream goes on with the next message.
+ */
+export class OversizedMessage {
+  constructor(
+    readonly bytes: number,
+    readonly id: number | string | undefined,
+    readonly method: string | undefined
+  ) {}
+}
+
+/** The top-level members of an object's text, up to where its first nested value starts. */
+const topLevelHead = (text: string) => {
+  const open = text.indexOf("{")
+  if (open < 0) return ""
+  const rest = text.slice(open + 1)
+  const nested = rest.search(/[[{]/)
+  return nested < 0 ? rest : rest.slice(0, nested)
+}
+
+/** The top-level members of an object's text after its last nested value ends. */
+const topLevelTail = (text: string) => {
+  const close = text.lastIndexOf("}")
+  if (close < 0) return ""
+  const before = text.slice(0, close)
+  const nested = Math.max(before.lastIndexOf("}"), before.lastIndexOf("]"))
+  return nested < 0 ? before : before.slice(nested + 1)
+}
+
+const idIn = (members: string): number | string | undefined => {
+  const match = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(members)
+  if (match === null) return undefined
+  return match[1]!.startsWith("\"") ? JSON.parse(match[1]!) as string : Number(match[1])
+}
+
+const methodIn = (members: string): string | undefined => /"method"\s*:\s*"([^"\\]*)"/.exec(members)?.[1]
+
 /**
  * A growable byte buffer for a header line split across chunks. Doubling keeps a line fed one byte at a
  * time linear; the caller checks that `length` never exceeds `limit`, and the storage never does either.
@@ -112,9 +160,21 @@ export class FramingDecoder {
 
   private failed: LspError.LspError | undefined = undefined
 
-  constructor(options: { readonly maxMessageBytes: number; readonly maxHeaderBytes: number }) {
+  /** Whether an oversized message is skipped (its length is known) rather than fatal. */
+  private readonly skipOversized: boolean
+  /** While skipping an oversized body: its first and last bytes, to find its id and method. */
+  private skipping: { head: Uint8Array; headFilled: number; tail: Uint8Array } | undefined = undefined
+
+  constructor(
+    options: {
+      readonly maxMessageBytes: number
+      readonly maxHeaderBytes: number
+      readonly oversized?: "fail" | "skip"
+    }
+  ) {
     this.maxMessageBytes = options.maxMessageBytes
     this.maxHeaderBytes = options.maxHeaderBytes
+    this.skipOversized = options.oversized === "skip"
     this.line = new LineBuffer(options.maxHeaderBytes)
   }
 
@@ -241,7 +301,11 @@ export class FramingDecoder {
     }
     if (start === end) throw failure("InvalidContentLength", "The server sent an empty Content-Length.")
     // Past 15 digits `value` may have lost precision; it is far beyond any limit anyway.
-    if (end - start > 15 || value > this.maxMessageBytes) {
+    if (end - start <= 15 && value > this.maxMessageBytes && value <= maxSkippedBytes && this.skipOversized) {
+      // Its length is known, so the stream can be followed past it without keeping it.
+      this.skipping = { head: new Uint8Array(EDGE_BYTES), headFilled: 0, tail: new Uint8Array(0) }
+      this.bodyFilled = 0
+    } else if (end - start > 15 || value > this.maxMessageBytes) {
       throw failure(
         "MessageTooLarge",
         `The server announced a message of ${
@@ -270,7 +334,33 @@ export class FramingDecoder {
     if (this.bodyLength === 0) this.parse(new Uint8Array(0))
   }
 
+  /** Passes over an oversized body, keeping only its edges; then reports it as an `OversizedMessage`. */
+  private skipBody(chunk: Uint8Array, offset: number, output: Array<unknown>): number {
+    const skipping = this.skipping!
+    const taken = Math.min(chunk.length - offset, this.bodyLength - this.bodyFilled)
+    const piece = chunk.subarray(offset, offset + taken)
+    const toHead = Math.min(EDGE_BYTES - skipping.headFilled, piece.length)
+    skipping.head.set(piece.subarray(0, toHead), skipping.headFilled)
+    skipping.headFilled += toHead
+    const tail = new Uint8Array(Math.min(EDGE_BYTES, skipping.tail.length + piece.length))
+    const fromPiece = Math.min(piece.length, tail.length)
+    tail.set(skipping.tail.subarray(skipping.tail.length - (tail.length - fromPiece)), 0)
+    tail.set(piece.subarray(piece.length - fromPiece), tail.length - fromPiece)
+    skipping.tail = tail
+    this.bodyFilled += taken
+    if (this.bodyFilled === this.bodyLength) {
+      const head = topLevelHead(Buffer.from(skipping.head.subarray(0, skipping.headFilled)).toString("latin1"))
+      const end = topLevelTail(Buffer.from(skipping.tail).toString("latin1"))
+      output.push(new OversizedMessage(this.bodyLength, idIn(head) ?? idIn(end), methodIn(head) ?? methodIn(end)))
+      this.skipping = undefined
+      this.bodyLength = -1
+      this.bodyFilled = 0
+    }
+    return offset + taken
+  }
+
   private readBody(chunk: Uint8Array, offset: number, output: Array<unknown>): number {
+    if (this.skipping !== undefined) return this.skipBody(chunk, offset, output)
     const available = chunk.length - offset
     if (this.body === undefined) {
       if (available >= this.bodyLength) {
