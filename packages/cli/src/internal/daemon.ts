@@ -289,7 +289,10 @@ const waitReady = <E>(
     }
   })
 
-/** The daemon for `source`, started (and waited for) when none answers. */
+/**
+ * The daemon for `source`, started (and waited for) when none answers. Long on purpose (~90 lines): the
+ * find-lock-start-wait protocol is one sequence whose steps share the socket, the lock and the deadline.
+ */
 export const ensure = (
   source: DaemonIdentity.ConfigSource,
   environment: NodeJS.ProcessEnv = process.env

@@ -149,6 +149,8 @@ export const serve = Command.make(
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption
   },
+  // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
+  // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
   (args): Effect.Effect<
     void,
     LspError.LspError | UsageError,
@@ -233,7 +235,13 @@ export const serve = Command.make(
         const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
         const base = Context.get(host, LspService.LspService)
         const status = Context.get(host, StdioStatus.StdioStatus).status
-        const prewarm = yield* Prewarm.make(base, loaded.config, !args.noPrewarm, Option.some(status))
+        const prewarm = yield* Prewarm.make(
+          base,
+          loaded.config,
+          !args.noPrewarm,
+          Option.some(status),
+          loaded.source._tag === "File"
+        )
         const track = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
           Option.match(idle, { onNone: () => effect, onSome: (tracker) => tracker.track(effect) })
         const warming = Prewarm.afterQueries(base, prewarm)
