@@ -369,3 +369,43 @@ describe("locks that cannot go stale (--remote auto)", () => {
     timeout
   )
 })
+
+describe("oversized answers", () => {
+  it.scopedLive(
+    "an answer over maxMessageBytes is LSP_RESPONSE_TOO_LARGE for that query alone; the same server answers the next",
+    () =>
+      Effect.gen(function*() {
+        const location = {
+          uri: "file:///x.fake",
+          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }
+        }
+        const fake = yield* fakeWorkspace({
+          fake: {
+            extension: ".fake",
+            // ~7 KB of references, against the 2,000-byte frame limit set below.
+            fake: {
+              answers: { ...hoverFake.answers, "textDocument/references": Array.from({ length: 100 }, () => location) }
+            }
+          }
+        })
+        const configFile = NodePath.join(fake.dir, "lsp-seam.json")
+        const config = JSON.parse(NodeFs.readFileSync(configFile, "utf8"))
+        config.servers.fake.maxMessageBytes = 2_000
+        NodeFs.writeFileSync(configFile, JSON.stringify(config))
+        const socket = NodePath.join(fake.runtimeDir, "big.sock")
+        yield* serve(["--socket", socket, "--no-prewarm", "--config", configFile], { cwd: fake.runtimeDir })
+        const query = (operation: string) =>
+          runCli(["query", operation, "fake.fake:1:1", "--remote", socket, "--cwd", fake.dir], { cwd: fake.dir })
+        const tooLarge = yield* query("findReferences")
+        assert.strictEqual(tooLarge.code, 1, tooLarge.stderr)
+        assert.match(
+          tooLarge.stderr,
+          /^error\[LSP_RESPONSE_TOO_LARGE\]: .*over the limit of 2000 bytes \(maxMessageBytes\)/
+        )
+        assert.deepStrictEqual(yield* query("hover"), { code: 0, stdout: "fake hover\n", stderr: "" })
+        // One server answered both: the oversized answer neither restarted nor retried it.
+        assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+      }),
+    timeout
+  )
+})

@@ -37,7 +37,8 @@ const hostLayer = (rootMarkers: ReadonlyArray<string | ReadonlyArray<string>>) =
         command: process.execPath,
         args: [pyright, "--stdio"],
         extensionToLanguage: { ".py": "python" },
-        readiness: { quietMs: 1000 },
+        // Longer than the preset's 1 s: silence is no sound readiness signal on a loaded machine (issue 29).
+        readiness: { quietMs: 3000 },
         rootMarkers
       }
     }

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type * as JsonRpc from "../../JsonRpc.js"
 import type { FileServices } from "../files/fileAccess.js"
 import type { Workspace } from "../files/workspace.js"
@@ -83,6 +83,13 @@ const close = (server: DocumentServer, request: DocumentRequest, exit: Exit.Exit
     )
   })
 
+/**
+ * Registers the close on the caller's scope itself (`Effect.addFinalizer` would also diff and restore the
+ * fiber's refs around it, a measurable share of a warm query).
+ */
+const closeWithScope = (server: DocumentServer, request: DocumentRequest) =>
+  Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizerExit(scope, (exit) => close(server, request, exit)))
+
 /** Sends the transient open; the open and the close it calls for are registered in one step. */
 const openTransient = (server: DocumentServer, request: DocumentRequest, text: string) =>
   // The request queued next goes out in the same write, and nothing waits on a server not reading.
@@ -94,7 +101,7 @@ const openTransient = (server: DocumentServer, request: DocumentRequest, text: s
       textDocument: { uri, languageId: request.languageId, version, text }
     }).pipe(
       Effect.zipRight(Effect.sync(() => server.diagnostics.markSent(uri))),
-      Effect.zipRight(Effect.addFinalizer((exit) => close(server, request, exit)))
+      Effect.zipRight(closeWithScope(server, request))
     )
   }))
 
@@ -112,7 +119,7 @@ export const put = (
   Effect.gen(function*() {
     if (request.mode === "retained") {
       // Registered first: an interruption during the refresh below still waits for the cancellation.
-      yield* Effect.addFinalizer((exit) => close(server, request, exit))
+      yield* closeWithScope(server, request)
       return yield* RetainedDocuments.prepare(services, server.retained, server.connection, {
         workspace: request.workspace,
         location: request.location,

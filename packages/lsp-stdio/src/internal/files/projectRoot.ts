@@ -47,8 +47,15 @@ export const rootFor = (
   filePath: string,
   markers: RootMarkers
 ): Effect.Effect<Workspace> =>
+  markers.length === 0 ? Effect.succeed(workspace) : findRoot(services, workspace, filePath, markers)
+
+const findRoot = (
+  services: FileServices,
+  workspace: Workspace,
+  filePath: string,
+  markers: RootMarkers
+): Effect.Effect<Workspace> =>
   Effect.gen(function*() {
-    if (markers.length === 0) return workspace
     const { path } = services
     const resolved = yield* Effect.option(
       services.files.realPath(path.dirname(path.resolve(workspace.path, filePath)))

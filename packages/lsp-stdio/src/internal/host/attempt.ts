@@ -65,13 +65,16 @@ const checkSupport = (
   return Effect.void
 }
 
-/** A running server as the documents module sees it: giving it up evicts it from the host. */
+/**
+ * A running server as the documents module sees it: alive only while it is still the one pooled for its
+ * key (an evicted server is being torn down: nothing more is sent to it); giving it up evicts it.
+ */
 const documentServer = (target: Target, instance: ServerInstance.ServerInstance): Documents.DocumentServer => ({
   connection: instance.connection,
   retained: instance.retained,
   diagnostics: instance.diagnostics,
   textDocumentSync: instance.capabilities.textDocumentSync,
-  isAlive: instance.isAlive,
+  isAlive: Effect.map(instance.isAlive, (alive) => alive && target.servers.peek(target.key) === instance),
   retire: target.servers.evict(target.key, instance)
 })
 

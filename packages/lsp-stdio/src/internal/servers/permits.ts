@@ -5,7 +5,7 @@
  * workspace ever queried.
  */
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as FifoMutex from "./fifoMutex.js"
 import type { ServerKey } from "./serverKey.js"
 
@@ -41,7 +41,11 @@ export const make = (): Permits => {
           permits.set(key.id, mutex)
         }
         const release = releaseOf(key.id, mutex)
-        return Effect.zipRight(mutex.unsafeEnter(restore), Effect.addFinalizer(() => release))
+        // On the scope itself: `Effect.addFinalizer` would also diff and restore the fiber's refs around it.
+        return Effect.zipRight(
+          mutex.unsafeEnter(restore),
+          Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, release))
+        )
       })
     )
 

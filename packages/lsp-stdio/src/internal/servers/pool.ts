@@ -340,7 +340,8 @@ class PoolState<A extends Pooled> {
         return yield* this.leaseWith(key, recipe, restore)
       }
       // Still in the caller's uninterruptible region: the lease is in its scope before anything can interrupt.
-      yield* Effect.addFinalizer(() => release)
+      // On the scope itself: `Effect.addFinalizer` would also diff and restore the fiber's refs around it.
+      yield* Scope.addFinalizer(yield* Effect.scope, release)
       return value
     })
   }
