@@ -160,6 +160,8 @@ describe("queryArguments: diagnostics", () => {
       Either.right({ operation: "diagnostics", file_path: "a.ts", severity: "hint" })
     )
     assert.isTrue(Either.isLeft(queryArguments("hover", "a.ts:1:1", { severity: "hint" })))
+    // A value that is none of the four is a usage error here too (the fast remote path parses by hand).
+    assert.isTrue(Either.isLeft(queryArguments("diagnostics", "a.ts", { severity: "warnings" })))
     assert.isTrue(Either.isLeft(queryArguments("diagnostics", "a.ts", { symbol: "x" })))
   })
 })

@@ -53,6 +53,9 @@ export const parseLocation = (
   return Either.right({ file, line: Number(line), character: Number(character) })
 }
 
+/** The values `--severity` takes (the seam's severities). */
+const severities: ReadonlyArray<string> = ["error", "warning", "information", "hint"]
+
 /**
  * The `lsp` tool's arguments for `lsp-seam query <operation> <target>`: `<target>` is the position
  * (`parseLocation`) for the position operations, the file path verbatim for documentSymbol and diagnostics
@@ -77,6 +80,12 @@ export const queryArguments = (
   }
   if (operation !== "workspaceSymbol" && options.file !== undefined) return misplaced("--file", "workspaceSymbol")
   if (operation !== "diagnostics" && options.severity !== undefined) return misplaced("--severity", "diagnostics")
+  if (options.severity !== undefined && !severities.includes(options.severity)) {
+    // As `@effect/cli`'s choice says it on the full path, so that the fast remote path exits 2 alike.
+    return Either.left(
+      new UsageError({ message: `--severity takes one of ${severities.join(", ")} (got ${options.severity}).` })
+    )
+  }
   if (operation === "documentSymbol") return Either.right({ operation, file_path: target })
   if (operation === "diagnostics") {
     return Either.right(
