@@ -111,7 +111,8 @@ const cases: ReadonlyArray<Case> = [
     server: {
       ...node("pyright/langserver.index.js", "--stdio"),
       extensionToLanguage: { ".py": "python", ".pyi": "python" },
-      readiness: { quietMs: 1000 }
+      // As the preset.
+      readiness: { quietMs: 3000 }
     },
     files: () => ({}),
     file: "main.py",
