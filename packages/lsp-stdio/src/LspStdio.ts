@@ -13,8 +13,10 @@ import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Host from "./internal/host/host.js"
+import * as ProcessMemory from "./internal/process/processMemory.js"
 import * as ProcessWorld from "./internal/process/processWorld.js"
 import * as Diagnose from "./internal/servers/diagnose.js"
 import * as StdioConfig from "./StdioConfig.js"
@@ -39,18 +41,26 @@ export interface Options {
   readonly environment?: Readonly<Record<string, string | undefined>>
 }
 
-/** Where the servers run, for the current scope: the local watchdog waits as long as the most patient server. */
+/**
+ * Where the servers run, for the current scope: the local watchdog waits as long as the most patient server.
+ * A `ProcessMemory` in context replaces the world's own measurement of the servers' memory.
+ */
 const processWorld = (config: StdioConfig.StdioConfig, options: Options) =>
-  options.local === false
-    ? Effect.succeed(ProcessWorld.remote)
-    : ProcessWorld.makeLocal(Math.max(0, ...Object.values(config.servers).map((server) => server.killGraceMs)))
+  Effect.zipWith(
+    options.local === false
+      ? Effect.succeed(ProcessWorld.remote)
+      : ProcessWorld.makeLocal(Math.max(0, ...Object.values(config.servers).map((server) => server.killGraceMs))),
+    Effect.serviceOption(ProcessMemory.ProcessMemory),
+    (world, memory) => Option.match(memory, { onNone: () => world, onSome: (memory) => ({ ...world, memory }) })
+  )
 
 /** Resolves every executable of a decoded `config`, then registers its providers; nothing on any failure. */
 const registerDecoded = (config: StdioConfig.StdioConfig, options: Options) =>
   Effect.gen(function*() {
     const specs = yield* Host.prepare(config, options.environment ?? process.env)
     const { host, providers } = yield* Host.makeProviders(specs, yield* processWorld(config, options), {
-      maxServers: config.maxServers
+      maxServers: config.maxServers,
+      maxMemory: config.maxMemory
     })
     const service = yield* LspService.LspService
     yield* Effect.forEach(providers, (provider) => service.registerProvider(provider), { discard: true })

@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import * as ConfigErrors from "./internal/config/configErrors.js"
 import * as ConfigFields from "./internal/config/configFields.js"
 import * as ConfigVariable from "./internal/config/configVariable.js"
+import * as MemorySize from "./internal/config/memorySize.js"
 
 /**
  * The largest value accepted for a timer, in milliseconds (the largest delay a JavaScript timer can hold).
@@ -325,7 +326,8 @@ export const StdioConfig = Schema.Struct({
       "one (which may still be stopping, within its shutdown grace, while the new one starts); when none is idle, " +
       "the query waits for one to become idle.",
     8
-  )
+  ),
+  maxMemory: field(MemorySize.MaxMemory, MemorySize.description, MemorySize.DEFAULT_MAX_MEMORY)
 }).annotations({
   identifier: "StdioConfig",
   title: "lsp-seam stdio host configuration",

@@ -37,8 +37,54 @@ export interface ServerStatus {
   readonly restarts: number
   /** The last crash of a server for this provider and workspace, if any. */
   readonly lastError: string | null
-  /** Resident memory of the server and its children, where the process world can tell. */
+  /**
+   * Resident memory of the server's process tree (its process group and every descendant), where the process
+   * world can tell (from /proc, on Linux).
+   */
   readonly rssBytes: number | null
+}
+
+/**
+ * A server the memory budget stopped.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface MemoryEviction {
+  readonly providerId: string
+  readonly workspace: string
+  readonly root: string
+  readonly pid: number
+  /** The resident memory of its process tree when it was stopped. */
+  readonly rssBytes: number
+  /** The servers' total, this one included, when it was stopped. */
+  readonly totalBytes: number
+  readonly budgetBytes: number
+  /** When, in milliseconds since the epoch (the host's clock). */
+  readonly at: number
+}
+
+/**
+ * The servers' memory against their budget (`maxMemory`), and the host's own.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface MemoryStatus {
+  /** The budget as configured (`"25%"`, `"2GiB"`, bytes). */
+  readonly maxMemory: string | number
+  /** The budget in bytes on this machine; null when a share was asked of a machine whose size is unknown. */
+  readonly budgetBytes: number | null
+  /** Whether the budget is enforced: false where the servers' memory cannot be measured (no /proc). */
+  readonly enforced: boolean
+  /** The resident memory of every running server's process tree, summed; null when it cannot be measured. */
+  readonly totalBytes: number | null
+  /** The resident memory of the host process itself. */
+  readonly hostBytes: number
+  /** How many servers the budget has stopped since the host started. */
+  readonly evictions: number
+  /** The latest of them (at most 20), oldest first. */
+  readonly recentEvictions: ReadonlyArray<MemoryEviction>
 }
 
 /**
@@ -47,6 +93,12 @@ export interface ServerStatus {
  */
 export interface StdioStatusShape {
   readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+  /**
+   * The memory budget's view (absent from status views built before 0.3.0).
+   *
+   * @since 0.3.0
+   */
+  readonly memory?: Effect.Effect<MemoryStatus>
 }
 
 /**

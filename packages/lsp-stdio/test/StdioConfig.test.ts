@@ -3,6 +3,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as MemorySize from "../src/internal/config/memorySize.js"
 import * as StdioConfig from "../src/StdioConfig.js"
 
 const minimal = { command: "typescript-language-server", extensionToLanguage: { ".ts": "typescript" } }
@@ -49,6 +50,7 @@ describe("StdioConfig", () => {
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
       })
       assert.strictEqual(config.maxServers, 8)
+      assert.strictEqual(config.maxMemory, "25%")
     }))
 
   it.effect("keeps every explicit value", () =>
@@ -76,9 +78,10 @@ describe("StdioConfig", () => {
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
       }
-      const config = yield* StdioConfig.decode({ servers: { " clangd ": server }, maxServers: 1 })
+      const top = { maxServers: 1, maxMemory: "1.5GiB" }
+      const config = yield* StdioConfig.decode({ servers: { " clangd ": server }, ...top })
       assert.deepStrictEqual(config.servers[" clangd "], server)
-      assert.deepStrictEqual(StdioConfig.encode(config), { servers: { " clangd ": server }, maxServers: 1 })
+      assert.deepStrictEqual(StdioConfig.encode(config), { servers: { " clangd ": server }, ...top })
     }))
 
   it.effect("defaults quietMs inside an explicit readiness object and accepts 0", () =>
@@ -354,5 +357,59 @@ describe("StdioConfig", () => {
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }
     })
     assert.isString(props.maxDocumentBytes.description)
+  })
+
+  describe("maxMemory", () => {
+    const decodeTop = (maxMemory: unknown) => StdioConfig.decode({ servers: { ts: minimal }, maxMemory })
+
+    it.effect("accepts decimal and binary sizes, plain bytes and a share of the machine's memory", () =>
+      Effect.gen(function*() {
+        for (const written of ["512MB", "2GiB", "1.5 GB", "300mib", "25%", "100%", "0.5%", 1_048_576, 8e9]) {
+          assert.strictEqual((yield* decodeTop(written)).maxMemory, written, `kept as written: ${written}`)
+        }
+      }))
+
+    it("turns what was written into bytes on a machine of a given size", () => {
+      const machine = 16 * 1024 ** 3
+      const bytes = (written: string | number) =>
+        Either.map(MemorySize.parse(written), (size) => MemorySize.toBytes(size, machine))
+      assert.deepStrictEqual(bytes("512MB"), Either.right(512_000_000))
+      assert.deepStrictEqual(bytes("2GiB"), Either.right(2 * 1024 ** 3))
+      assert.deepStrictEqual(bytes("1.5 GB"), Either.right(1_500_000_000))
+      assert.deepStrictEqual(bytes(" 300mib "), Either.right(300 * 1024 ** 2))
+      assert.deepStrictEqual(bytes("25%"), Either.right(4 * 1024 ** 3))
+      assert.deepStrictEqual(bytes(2_000_000), Either.right(2_000_000))
+    })
+
+    it.effect("refuses bad sizes with LSP_INVALID_CONFIG naming the field and the forms it takes", () =>
+      Effect.gen(function*() {
+        const refused = [
+          ["512", "maxMemory"],
+          ["512M", "\"512MB\""],
+          ["2 gigabytes", "unknown unit"],
+          ["0%", "more than 0%"],
+          ["150%", "at most 100%"],
+          ["-1GB", "maxMemory"],
+          ["", "maxMemory"],
+          [512, `at least ${MemorySize.MIN_BYTES}`],
+          [1.5e6 + 0.5, "whole number"],
+          ["100kB", "at least 1MiB"],
+          [null, "maxMemory"],
+          [true, "maxMemory"]
+        ] as const
+        for (const [written, fragment] of refused) {
+          const error = yield* Effect.flip(decodeTop(written))
+          assert.strictEqual(error.code, "LSP_INVALID_CONFIG", String(written))
+          assert.include(error.message, "maxMemory", String(written))
+          assert.include(error.message, fragment, String(written))
+        }
+      }))
+
+    it("is described in the JSON Schema with its default", () => {
+      const property = JSON.parse(JSON.stringify(StdioConfig.jsonSchema.$defs!.StdioConfig)).properties.maxMemory
+      assert.strictEqual(property.default, "25%")
+      assert.include(property.description, "least recently used idle")
+      assert.deepStrictEqual(property.anyOf.map((member: { type: string }) => member.type), ["integer", "string"])
+    })
   })
 })

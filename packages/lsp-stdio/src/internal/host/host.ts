@@ -42,7 +42,7 @@ export const prepare = (
 export const makeProviders = (
   specs: ReadonlyArray<ServerInstance.ServerSpec>,
   world: ProcessWorld,
-  options: { readonly maxServers: number }
+  options: { readonly maxServers: number; readonly maxMemory: string | number }
 ): Effect.Effect<
   { readonly providers: ReadonlyArray<LspProvider.LspProvider>; readonly host: StdioStatusShape },
   never,
@@ -60,6 +60,7 @@ export const makeProviders = (
     const permits = Permits.make()
     const servers = yield* Servers.make(world, Context.add(picked, Files, files), {
       maxServers: options.maxServers,
+      maxMemory: options.maxMemory,
       waiting: permits.waiting
     })
     const pipeline = QueryPipeline.make({ services, servers, permits, owner })
@@ -70,5 +71,5 @@ export const makeProviders = (
         query: (query) => pipeline.run(spec, query)
       })
     )
-    return { providers, host: { status: servers.status } }
+    return { providers, host: { status: servers.status, memory: servers.memory } }
   })

@@ -18,29 +18,40 @@ export const signalGroup = (pgid: number, signal: NodeJS.Signals): Effect.Effect
     }
   })
 
-const readGroupMembers = (pgid: number): ReadonlyArray<number> | undefined => {
-  let entries: ReadonlyArray<string>
+/** One live (non-zombie) process as /proc lists it. */
+export interface ProcEntry {
+  readonly pid: number
+  readonly ppid: number
+  readonly pgrp: number
+}
+
+/** Every live (non-zombie) process, from one pass over /proc; undefined where /proc is missing. */
+export const listProcesses = (): ReadonlyArray<ProcEntry> | undefined => {
+  let names: ReadonlyArray<string>
   try {
-    entries = NodeFs.readdirSync("/proc")
+    names = NodeFs.readdirSync("/proc")
   } catch {
     return undefined
   }
-  const members: Array<number> = []
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
+  const entries: Array<ProcEntry> = []
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
     let stat: string
     try {
-      stat = NodeFs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      stat = NodeFs.readFileSync(`/proc/${name}/stat`, "latin1")
     } catch {
       continue
     }
     // Fields after the parenthesised command name: state, ppid, pgrp, ...
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
     // A zombie has exited; it only waits for its parent to reap it.
-    if (fields[0] !== "Z" && Number(fields[2]) === pgid) members.push(Number(entry))
+    if (fields[0] !== "Z") entries.push({ pid: Number(name), ppid: Number(fields[1]), pgrp: Number(fields[2]) })
   }
-  return members
+  return entries
 }
+
+const readGroupMembers = (pgid: number): ReadonlyArray<number> | undefined =>
+  listProcesses()?.filter((entry) => entry.pgrp === pgid).map((entry) => entry.pid)
 
 /** The live (non-zombie) members of the group: read from /proc where it exists, else probed with signal 0. */
 export const groupMembers = (pgid: number): Effect.Effect<ReadonlyArray<number>> =>
@@ -64,19 +75,3 @@ export const awaitGroupGone = (pgid: number, timeoutMs: number): Effect.Effect<b
     Effect.interruptible,
     Effect.timeoutTo({ duration: timeoutMs, onTimeout: () => false, onSuccess: () => true })
   )
-
-/** The summed resident memory of the group's live members, from /proc; null where /proc is missing. */
-export const groupResidentBytes = (pgid: number): Effect.Effect<number | null> =>
-  Effect.map(groupMembers(pgid), (members) => {
-    if (!NodeFs.existsSync("/proc")) return null
-    let total = 0
-    for (const pid of members) {
-      try {
-        const match = /^VmRSS:\s+(\d+) kB/m.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "latin1"))
-        if (match !== null) total += Number(match[1]) * 1024
-      } catch {
-        // The process left between listing and reading.
-      }
-    }
-    return total
-  })

@@ -3,6 +3,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as FileAccess from "../files/fileAccess.js"
+import * as ProcessMemory from "./processMemory.js"
 import * as ProcessTree from "./processTree.js"
 import * as Watchdog from "./watchdog.js"
 
@@ -22,8 +23,8 @@ export interface ProcessWorld {
   ) => Effect.Effect<void>
   /** Waits up to `timeoutMs` until the server and everything it started are gone; false on timeout. */
   readonly treeGone: (pid: number, exited: Effect.Effect<unknown>, timeoutMs: number) => Effect.Effect<boolean>
-  /** Resident memory of the server and everything it started, in bytes, where the world can tell. */
-  readonly residentBytes: (pid: number) => Effect.Effect<number | null>
+  /** The resident memory of servers' process trees, and of the machine, where the world can tell. */
+  readonly memory: ProcessMemory.ProcessMemoryShape
   /** How workspaces and sources are read: where the servers are, given the platform's file system. */
   readonly files: (fs: FileSystem.FileSystem) => FileAccess.FileAccess
   /** A server has started: from now on it is ended even if the host dies without tearing it down. */
@@ -52,7 +53,7 @@ export const makeLocal = (killGraceMs: number): Effect.Effect<ProcessWorld, neve
       Effect.zipWith(awaitExit(exited, timeoutMs), ProcessTree.awaitGroupGone(pid, timeoutMs), (a, b) => a && b, {
         concurrent: true
       }),
-    residentBytes: (pid) => ProcessTree.groupResidentBytes(pid),
+    memory: ProcessMemory.proc,
     // This machine's files, read with synchronous calls (see fileAccess.ts for why).
     files: () => FileAccess.local,
     watch: watchdog.watch,
@@ -66,7 +67,7 @@ export const remote: ProcessWorld = {
   signalTree: (_pid, signal, kill) =>
     kill(signal).pipe(Effect.ignore, Effect.interruptible, Effect.fork, Effect.asVoid),
   treeGone: (_pid, exited, timeoutMs) => awaitExit(exited, timeoutMs),
-  residentBytes: () => Effect.succeed(null),
+  memory: ProcessMemory.unknown,
   files: FileAccess.platform,
   // Nothing here can signal a process the executor does not know about.
   watch: () => Effect.void,

@@ -56,10 +56,11 @@ export interface Pool<A extends Pooled> {
   /** Removes `value` if it is still the one pooled under `key`, and tears it down in the background. */
   readonly evict: (key: string, value: A) => Effect.Effect<void>
   /**
-   * Like `evict`, but only while nobody holds a lease on `value`: a lease holder finds out for itself (and
-   * may still want the entry, to describe the failure) and evicts it then.
+   * Like `evict`, but only while nobody holds a lease on `value` or is about to take one: a lease holder
+   * finds out for itself (and may still want the entry, to describe the failure) and evicts it then. True
+   * when it evicted, decided in one step with the check.
    */
-  readonly evictIfIdle: (key: string, value: A) => Effect.Effect<void>
+  readonly evictIfIdle: (key: string, value: A) => Effect.Effect<boolean>
   /**
    * The started value pooled under `key` right now, without leasing it: only a hint (it may be replaced
    * before a lease is taken), for work that is cheaper when the value is already there.
@@ -346,12 +347,12 @@ class PoolState<A extends Pooled> {
     })
   }
 
-  evict(key: string, value: A, onlyIfIdle = false): Effect.Effect<void> {
+  evict(key: string, value: A, onlyIfIdle = false): Effect.Effect<boolean> {
     return Effect.suspend(() => {
       const entry = this.entries.get(key)
-      if (entry?.ready === undefined || entry.ready.value !== value) return Effect.void
-      if (onlyIfIdle && entry.inUse > 0) return Effect.void
-      return this.retire(entry, entry.ready)
+      if (entry?.ready === undefined || entry.ready.value !== value) return Effect.succeed(false)
+      if (onlyIfIdle && (entry.inUse > 0 || entry.waiters > 0)) return Effect.succeed(false)
+      return Effect.as(this.retire(entry, entry.ready), true)
     })
   }
 
@@ -405,7 +406,7 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
     yield* Effect.addFinalizer(() => state.dispose())
     return {
       lease: (key, recipe) => Effect.uninterruptibleMask((restore) => state.leaseWith(key, recipe, restore)),
-      evict: (key, value) => state.evict(key, value),
+      evict: (key, value) => Effect.asVoid(state.evict(key, value)),
       evictIfIdle: (key, value) => state.evict(key, value, true),
       peek: (key) => state.entries.get(key)?.ready?.value,
       status: Effect.sync(() => state.status())

@@ -1,7 +1,7 @@
 /**
  * The host's servers: which running server answers for a (provider, workspace), how one is started (within
- * the crash-loop budget, counted, evicted at once when it dies idle), leased, evicted, and described in the
- * status view and in the errors it causes.
+ * the crash-loop budget and the memory budget, counted, evicted at once when it dies idle), leased, evicted,
+ * and described in the status view and in the errors it causes.
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -12,11 +12,12 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type { ServerStatus } from "../../StdioStatus.js"
+import type { MemoryStatus, ServerStatus } from "../../StdioStatus.js"
 import type { Files } from "../files/fileAccess.js"
 import type { ProcessWorld } from "../process/processWorld.js"
 import * as CrashLoop from "./crashLoop.js"
 import { isServerFailure } from "./failures.js"
+import * as MemoryBudget from "./memoryBudget.js"
 import * as Pool from "./pool.js"
 import * as ServerInstance from "./serverInstance.js"
 import { isServerKey, type ServerKey } from "./serverKey.js"
@@ -39,6 +40,8 @@ export interface Servers {
   readonly quoteStatus: (key: ServerKey, error: LspError.LspError) => Effect.Effect<LspError.LspError>
   /** Every pooled server, as the status view shows it. */
   readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+  /** The servers' memory against their budget. */
+  readonly memory: Effect.Effect<MemoryStatus>
 }
 
 /** What a server's start runs in: the host's world, and nothing of the Layer's own scope. */
@@ -51,6 +54,10 @@ export const make = (
   platform: StartContext,
   options: {
     readonly maxServers: number
+    /** The servers' memory budget, as configured (`maxMemory`). */
+    readonly maxMemory: string | number
+    /** How often the budget measures the servers (default `MemoryBudget.DEFAULT_SAMPLE_EVERY_MS`). */
+    readonly memorySampleMs?: number
     /** How many queries wait for a server (its permit), for the status view. */
     readonly waiting: (keyId: string) => Effect.Effect<number>
   }
@@ -58,6 +65,13 @@ export const make = (
   Effect.gen(function*() {
     const pool = yield* Pool.make<ServerInstance.ServerInstance>({ maxEntries: options.maxServers })
     const crashes = yield* CrashLoop.make
+    const budget = yield* MemoryBudget.make({
+      pool,
+      memory: world.memory,
+      maxMemory: options.maxMemory,
+      waiting: options.waiting,
+      ...(options.memorySampleMs === undefined ? {} : { sampleEveryMs: options.memorySampleMs })
+    })
     // Plain state: read and bumped in single synchronous steps.
     const starts = new Map<string, number>()
     const startsOf = (key: ServerKey) => starts.get(key.id) ?? 0
@@ -65,6 +79,8 @@ export const make = (
     const start = (spec: ServerInstance.ServerSpec, key: ServerKey) =>
       Effect.gen(function*() {
         yield* crashes.check(key.id, spec.providerId, spec.config.crashLoop)
+        // Room first: a start is when the servers' total grows, so idle servers over the budget go before it.
+        yield* budget.enforce
         starts.set(key.id, startsOf(key) + 1)
         const instance = yield* ServerInstance.start(spec, key.root, world, {
           onCrash: (error) => crashes.record(key.id, error)
@@ -79,7 +95,11 @@ export const make = (
         return instance
       })
 
-    const describeEntry = (entry: Pool.EntryStatus<ServerInstance.ServerInstance>, now: number) =>
+    const describeEntry = (
+      entry: Pool.EntryStatus<ServerInstance.ServerInstance>,
+      now: number,
+      resident: ReadonlyMap<number, number> | undefined
+    ) =>
       Effect.gen(function*() {
         const key = isServerKey(entry.label) ? entry.label : undefined
         const instance = Option.getOrUndefined(entry.value)
@@ -95,7 +115,7 @@ export const make = (
           queued: yield* options.waiting(entry.key),
           restarts: Math.max(0, (starts.get(entry.key) ?? 0) - 1),
           lastError: lastCrash?.error.message ?? null,
-          rssBytes: instance === undefined ? null : yield* world.residentBytes(instance.pid)
+          rssBytes: instance === undefined ? null : resident?.get(instance.pid) ?? null
         } satisfies ServerStatus
       })
 
@@ -103,7 +123,7 @@ export const make = (
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const entry = (yield* pool.status).find((candidate) => candidate.key === key.id)
-        const status = entry === undefined ? undefined : yield* describeEntry(entry, now)
+        const status = entry === undefined ? undefined : yield* describeEntry(entry, now, yield* residentOf([entry]))
         return StatusQuote.quote(error, { providerId: key.providerId, status, starts: startsOf(key) })
       })
 
@@ -116,9 +136,18 @@ export const make = (
         Effect.catchIf(isServerFailure, (error) => Effect.flip(quoteStatus(key, error)))
       )
 
+    // Every tree from one look at the process table.
+    const residentOf = (entries: ReadonlyArray<Pool.EntryStatus<ServerInstance.ServerInstance>>) =>
+      Effect.map(
+        world.memory.trees(entries.flatMap((entry) => Option.isSome(entry.value) ? [entry.value.value.pid] : [])),
+        Option.getOrUndefined
+      )
+
     const status = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      return yield* Effect.forEach(yield* pool.status, (entry) => describeEntry(entry, now))
+      const entries = yield* pool.status
+      const resident = yield* residentOf(entries)
+      return yield* Effect.forEach(entries, (entry) => describeEntry(entry, now, resident))
     })
 
     return {
@@ -126,6 +155,7 @@ export const make = (
       peek: (key) => pool.peek(key.id),
       evict: (key, instance) => pool.evict(key.id, instance),
       quoteStatus,
-      status
+      status,
+      memory: budget.status
     }
   })
