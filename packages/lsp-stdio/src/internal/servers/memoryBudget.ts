@@ -13,7 +13,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { MemoryEviction, MemoryStatus } from "../../StdioStatus.js"
 import * as MemorySize from "../config/memorySize.js"
-import type { ProcessMemoryShape } from "../process/processMemory.js"
+import type * as ProcessMemory from "../process/processMemory.js"
 import type * as Pool from "./pool.js"
 import type { ServerInstance } from "./serverInstance.js"
 import { isServerKey } from "./serverKey.js"
@@ -21,6 +21,12 @@ import { isServerKey } from "./serverKey.js"
 export interface MemoryBudget {
   /** Measures now and stops idle servers, least recently used first, until the total fits the budget. */
   readonly enforce: Effect.Effect<void>
+  /**
+   * The resident memory of the trees of `pids`, for the status view: the last measurement when it is under
+   * `STATUS_MAX_AGE_MS` old and covers them all, else a new one (a status polled often costs one look at
+   * /proc a second at most).
+   */
+  readonly resident: (pids: ReadonlyArray<number>) => Effect.Effect<ProcessMemory.TreeBytes>
   /** The budget, the total now, the host's own memory and the evictions so far. */
   readonly status: Effect.Effect<MemoryStatus>
 }
@@ -30,6 +36,9 @@ const keptEvictions = 20
 
 /** How often the servers are measured when nothing else asks: cheap (see processMemory), and soon enough. */
 export const DEFAULT_SAMPLE_EVERY_MS = 5_000
+
+/** How old a measurement the status view may show. */
+export const STATUS_MAX_AGE_MS = 1_000
 
 /** A started server as a budget decision sees it. */
 interface Running {
@@ -52,7 +61,7 @@ const totalOf = (bytes: ReadonlyMap<number, number>): number => {
  */
 export const make = (options: {
   readonly pool: Pool.Pool<ServerInstance>
-  readonly memory: ProcessMemoryShape
+  readonly memory: ProcessMemory.ProcessMemoryShape
   readonly maxMemory: string | number
   readonly waiting: (keyId: string) => Effect.Effect<number>
   readonly sampleEveryMs?: number
@@ -74,6 +83,25 @@ export const make = (options: {
     let evictionCount = 0
     // One decision at a time: the sampler and a starting server must not both stop servers for one excess.
     const decide = yield* Effect.makeSemaphore(1)
+    let latest: { readonly at: number; readonly bytes: ReadonlyMap<number, number> } | undefined
+
+    /** A new measurement of `pids`, kept for the status view. */
+    const measure = (pids: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        const measured = yield* memory.trees(pids)
+        if (Option.isSome(measured)) latest = { at: yield* Clock.currentTimeMillis, bytes: measured.value }
+        return measured
+      })
+
+    const resident = (pids: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        if (!measurable) return Option.none()
+        const now = yield* Clock.currentTimeMillis
+        const last = latest
+        return last !== undefined && now - last.at < STATUS_MAX_AGE_MS && pids.every((pid) => last.bytes.has(pid))
+          ? Option.some(new Map(pids.map((pid) => [pid, last.bytes.get(pid)!] as const)))
+          : yield* measure(pids)
+      })
 
     const evictOne = (server: Running, bytes: number, total: number, budget: number) =>
       Effect.gen(function*() {
@@ -104,7 +132,7 @@ export const make = (options: {
       Effect.gen(function*() {
         const servers = running(yield* pool.status)
         if (servers.length === 0) return
-        const measured = yield* memory.trees(servers.map((server) => server.instance.pid))
+        const measured = yield* measure(servers.map((server) => server.instance.pid))
         if (Option.isNone(measured)) return
         let total = totalOf(measured.value)
         if (total <= budget) return
@@ -131,7 +159,7 @@ export const make = (options: {
 
     const status = Effect.gen(function*() {
       const servers = running(yield* pool.status)
-      const measured = measurable ? yield* memory.trees(servers.map((server) => server.instance.pid)) : Option.none()
+      const measured = yield* resident(servers.map((server) => server.instance.pid))
       return {
         maxMemory: options.maxMemory,
         budgetBytes: Option.getOrNull(budgetBytes),
@@ -143,5 +171,5 @@ export const make = (options: {
       } satisfies MemoryStatus
     })
 
-    return { enforce, status }
+    return { enforce, resident, status }
   })

@@ -139,7 +139,7 @@ export const make = (
     // Every tree from one look at the process table.
     const residentOf = (entries: ReadonlyArray<Pool.EntryStatus<ServerInstance.ServerInstance>>) =>
       Effect.map(
-        world.memory.trees(entries.flatMap((entry) => Option.isSome(entry.value) ? [entry.value.value.pid] : [])),
+        budget.resident(entries.flatMap((entry) => Option.isSome(entry.value) ? [entry.value.value.pid] : [])),
         Option.getOrUndefined
       )
 
