@@ -40,6 +40,30 @@ export const processesWith = (needle: string): ReadonlyArray<number> =>
     }
   })
 
+/** Every live descendant of `pid` (children, their children, …), from the parent pids in /proc. */
+export const descendantsOf = (pid: number): ReadonlyArray<number> => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of NodeFs.readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      // The fields after the command's closing parenthesis: state, then the parent pid.
+      const [state, parent] = NodeFs.readFileSync(`/proc/${entry}/stat`, "utf8").split(") ").at(-1)!.split(" ")
+      if (state !== "Z") children.set(Number(parent), [...(children.get(Number(parent)) ?? []), Number(entry)])
+    } catch {
+      // gone
+    }
+  }
+  const found: Array<number> = []
+  const visit = (parent: number) => {
+    for (const child of children.get(parent) ?? []) {
+      found.push(child)
+      visit(child)
+    }
+  }
+  visit(pid)
+  return found
+}
+
 const killAll = (pids: ReadonlyArray<number>) => {
   for (const pid of pids) {
     try {
@@ -117,7 +141,9 @@ export const fakeWorkspace = (
   )
 
 export interface Served {
+  /** The process spawned: `serve` itself, or the `wrap` command that runs it. */
   readonly child: ChildProcess.ChildProcess
+  /** The pid of the `serve` process (under `wrap`, the wrapper's child). */
   readonly pid: number
   /** What `serve` printed it listens on: `unix:PATH` or `ws://HOST:PORT/lsp-seam`. */
   readonly address: string
@@ -126,15 +152,20 @@ export interface Served {
   readonly exited: Effect.Effect<number | string>
 }
 
-/** `lsp-seam serve …args` until it says where it listens; stopped (SIGTERM, then SIGKILL) with the scope. */
+/**
+ * `lsp-seam serve …args` until it says where it listens; stopped (SIGTERM, then SIGKILL) with the scope.
+ * `wrap` runs it under another command (`["strace", "-f", …]`), which must exit when `serve` does.
+ */
 export const serve = (
   args: ReadonlyArray<string>,
-  options: { readonly cwd: string; readonly env?: Record<string, string> }
+  options: { readonly cwd: string; readonly env?: Record<string, string>; readonly wrap?: ReadonlyArray<string> }
 ): Effect.Effect<Served, never, Scope.Scope> =>
   Effect.gen(function*() {
+    const command = [...(options.wrap ?? []), process.execPath, bin, "serve", ...args]
+    let servePid: number | undefined = undefined
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        ChildProcess.spawn(process.execPath, [bin, "serve", ...args], {
+        ChildProcess.spawn(command[0]!, command.slice(1), {
           cwd: options.cwd,
           env: { ...process.env, ...options.env },
           stdio: ["ignore", "ignore", "pipe"]
@@ -143,7 +174,8 @@ export const serve = (
       (child) =>
         Effect.gen(function*() {
           if (child.exitCode !== null || child.signalCode !== null) return
-          child.kill("SIGTERM")
+          if (servePid !== undefined && servePid !== child.pid && alive(servePid)) process.kill(servePid, "SIGTERM")
+          else child.kill("SIGTERM")
           yield* waitFor("serve to stop", () => child.exitCode !== null || child.signalCode !== null, 10_000).pipe(
             Effect.catchAllDefect(() => Effect.sync(() => child.kill("SIGKILL")))
           )
@@ -162,7 +194,9 @@ export const serve = (
     yield* waitFor("serve to listen", () => /listening on \S+/.test(stderr) || child.exitCode !== null, 30_000)
     const address = /listening on (\S+)/.exec(stderr)?.[1]
     if (address === undefined) return yield* Effect.die(new Error(`serve did not start:\n${stderr}`))
-    return { child, pid: child.pid!, address, stderr: () => stderr, exited }
+    servePid = options.wrap === undefined ? child.pid! : descendantsOf(child.pid!)[0]
+    if (servePid === undefined) return yield* Effect.die(new Error(`no serve process under ${command[0]}`))
+    return { child, pid: servePid, address, stderr: () => stderr, exited }
   })
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made by openssl in `dir`. */
