@@ -110,6 +110,13 @@ export interface LspRemoteClientShape {
   readonly query: (request: LspQuery.LspQueryRequest) => Effect.Effect<LspResult.LspQueryResult, LspError.LspError>
   /** The host's status view (`LSP_UNSUPPORTED_OPERATION` when it has none). */
   readonly status: Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError>
+  /**
+   * The host's memory view; call it only when `hello` says `memoryAvailable` (`LSP_UNSUPPORTED_OPERATION`
+   * when the host has none). Absent from clients that do not offer it.
+   *
+   * @since 0.3.0
+   */
+  readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError>
   /** The host's version, configuration fingerprint and process. */
   readonly hello: Effect.Effect<LspRpc.HelloResponse, LspError.LspError>
 }
@@ -265,6 +272,7 @@ export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape
               })))
         }),
       status: Effect.suspend(() => remote(rpc.Status())),
+      memory: Effect.suspend(() => remote(rpc.Memory())),
       hello: Effect.suspend(() => remote(rpc.Hello({ clientVersion: LspRpc.version })))
     }
     if (options.expect !== undefined) yield* greet(client, options.expect)

@@ -50,6 +50,13 @@ export interface ServeOptions {
    */
   readonly status?: Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError> | undefined
   /**
+   * The host's memory view for `Memory` (for the stdio host: `StdioStatus.memory`). Without one, `Memory`
+   * fails with `LSP_UNSUPPORTED_OPERATION` and `Hello` says `memoryAvailable: false`.
+   *
+   * @since 0.3.0
+   */
+  readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError> | undefined
+  /**
    * The directories this host serves at all (each must be an existing directory; symbolic links are resolved
    * when the Layer is built). A query whose workspace, after resolving `..` and symbolic links, is not inside
    * one of them is refused with `LSP_REMOTE_FORBIDDEN` before the served `LspService` sees it, and runs with
@@ -150,7 +157,8 @@ export const layerHandlers = (options: ServeOptions = {}) =>
       fingerprint: options.fingerprint ?? "",
       pid: process.pid,
       statusAvailable: status !== undefined,
-      ...(roots === undefined ? {} : { roots })
+      ...(roots === undefined ? {} : { roots }),
+      memoryAvailable: options.memory !== undefined
     }
     const perClient = yield* clientLimit(options.maxQueriesPerClient)
     // Decided before the service sees the query: no server starts and no file is read for a refused one.
@@ -169,7 +177,9 @@ export const layerHandlers = (options: ServeOptions = {}) =>
             onNone: () => perClient(clientId, service.query(query)),
             onSome: (budgetMs) => LspDeadline.within(budgetMs)(perClient(clientId, service.query(query)))
           })),
-      Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view.")
+      Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view."),
+      Memory: () =>
+        options.memory ?? LspError.unsupportedOperation("This lsp-seam host was started without a memory view.")
     })
   }))
 

@@ -66,9 +66,59 @@ export const ServerStatus = Schema.Struct({
   restarts: Schema.NonNegativeInt,
   /** The last crash of a server for this provider and workspace, if any. */
   lastError: Schema.NullOr(Schema.String),
-  /** Resident memory of the server and its children, where the process world can tell. */
+  /** Resident memory of the server's process tree, where the process world can tell. */
   rssBytes: Schema.NullOr(Schema.NonNegative)
 })
+
+/**
+ * A server the host's memory budget stopped.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const MemoryEviction = Schema.Struct({
+  providerId: Schema.String,
+  workspace: Schema.String,
+  root: Schema.String,
+  pid: Schema.Int,
+  /** The resident memory of its process tree when it was stopped. */
+  rssBytes: Schema.NonNegative,
+  /** The servers' total, this one included, when it was stopped. */
+  totalBytes: Schema.NonNegative,
+  budgetBytes: Schema.NonNegative,
+  /** When, in milliseconds since the epoch. */
+  at: Schema.Number
+})
+
+/**
+ * The servers' memory against the host's budget (`maxMemory`), and the host's own. Mirrors the stdio host's
+ * `StdioStatus.MemoryStatus`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const MemoryStatus = Schema.Struct({
+  /** The budget as configured (`"25%"`, `"2GiB"`, bytes). */
+  maxMemory: Schema.Union(Schema.String, Schema.Number),
+  /** The budget in bytes on the host's machine; null when it cannot tell. */
+  budgetBytes: Schema.NullOr(Schema.NonNegative),
+  /** Whether the budget is enforced: false where the servers' memory cannot be measured. */
+  enforced: Schema.Boolean,
+  /** The resident memory of every running server's process tree, summed; null when it cannot be measured. */
+  totalBytes: Schema.NullOr(Schema.NonNegative),
+  /** The resident memory of the host process itself. */
+  hostBytes: Schema.NonNegative,
+  /** How many servers the budget has stopped since the host started. */
+  evictions: Schema.NonNegativeInt,
+  /** The latest of them, oldest first. */
+  recentEvictions: Schema.Array(MemoryEviction)
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type MemoryStatus = typeof MemoryStatus.Type
 
 /**
  * @since 0.2.0
@@ -117,7 +167,13 @@ export const HelloResponse = Schema.Struct({
    *
    * @since 0.3.0
    */
-  roots: Schema.optional(Schema.Array(Schema.String))
+  roots: Schema.optional(Schema.Array(Schema.String)),
+  /**
+   * Whether `Memory` answers (absent from hosts older than the memory budget: do not call it then).
+   *
+   * @since 0.3.0
+   */
+  memoryAvailable: Schema.optional(Schema.Boolean)
 })
 
 /**
@@ -211,9 +267,22 @@ export class Status extends Rpc.make("Status", {
 }) {}
 
 /**
+ * The host's memory: its servers' total against the budget, its own, and the servers the budget stopped.
+ * Call it only when `Hello` says `memoryAvailable`; fails with `LSP_UNSUPPORTED_OPERATION` on a host that
+ * was given no memory view.
+ *
+ * @since 0.3.0
+ * @category rpcs
+ */
+export class Memory extends Rpc.make("Memory", {
+  success: MemoryStatus,
+  error: LspError.LspError
+}) {}
+
+/**
  * The whole contract.
  *
  * @since 0.2.0
  * @category groups
  */
-export class LspRpcs extends RpcGroup.make(Hello, Query, Status) {}
+export class LspRpcs extends RpcGroup.make(Hello, Query, Status, Memory) {}

@@ -444,7 +444,8 @@ describe("LspRemote over a Unix socket", () => {
         version: LspRpc.version,
         fingerprint: "cfg-1",
         pid: process.pid,
-        statusAvailable: false
+        statusAvailable: false,
+        memoryAvailable: false
       })
       const other = yield* Effect.flip(clientOf(LspRemoteClient.socket(path), { expect: { fingerprint: "cfg-2" } }))
       assert.strictEqual(other.code, "LSP_REMOTE_INCOMPATIBLE")
@@ -479,6 +480,38 @@ describe("LspRemote over a Unix socket", () => {
       assert.isTrue((yield* withView.hello).statusAvailable)
       const without = yield* clientOf(LspRemoteClient.socket(Path.join(dir, "b", "s.sock")))
       assert.strictEqual(yield* codeOf(without.status), "LSP_UNSUPPORTED_OPERATION")
+    }))
+
+  it.scopedLive("Memory serves the host's memory view when Hello offers it, or says there is none", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const host = yield* makeHost
+      const view: LspRpc.MemoryStatus = {
+        maxMemory: "25%",
+        budgetBytes: 4 * 1024 ** 3,
+        enforced: true,
+        totalBytes: 300 * 1024 ** 2,
+        hostBytes: 90 * 1024 ** 2,
+        evictions: 1,
+        recentEvictions: [{
+          providerId: "json",
+          workspace: "/ws",
+          root: "/ws",
+          pid: 4242,
+          rssBytes: 60 * 1024 ** 2,
+          totalBytes: 4.1 * 1024 ** 3,
+          budgetBytes: 4 * 1024 ** 3,
+          at: 1_796_000_000_000
+        }]
+      }
+      yield* serveSocket(host.context, { path: Path.join(dir, "a", "s.sock"), memory: Effect.succeed(view) })
+      yield* serveSocket(host.context, { path: Path.join(dir, "b", "s.sock") })
+      const withView = yield* clientOf(LspRemoteClient.socket(Path.join(dir, "a", "s.sock")))
+      assert.isTrue((yield* withView.hello).memoryAvailable)
+      assert.deepStrictEqual(yield* withView.memory!, view)
+      const without = yield* clientOf(LspRemoteClient.socket(Path.join(dir, "b", "s.sock")))
+      assert.isFalse((yield* without.hello).memoryAvailable)
+      assert.strictEqual(yield* codeOf(without.memory!), "LSP_UNSUPPORTED_OPERATION")
     }))
 
   it.scopedLive("layer provides a remote LspService that refuses local providers", () =>

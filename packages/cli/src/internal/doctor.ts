@@ -7,6 +7,7 @@ import type { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import * as Option from "effect/Option"
 import type * as LspConfigFile from "../LspConfigFile.js"
 import type * as DoctorProbe from "./doctorProbe.js"
+import * as MemoryReport from "./memoryReport.js"
 
 const operations = LspQuery.LspOperation.literals
 
@@ -122,6 +123,7 @@ const statusSection = (
     }
     lines.push(...running.map(statusLine))
   }
+  if (inspection.value.memory !== undefined) lines.push(...MemoryReport.render(inspection.value.memory, "  "))
   return lines.join("\n")
 }
 

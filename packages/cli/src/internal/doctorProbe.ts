@@ -95,6 +95,8 @@ export type Inspection =
     readonly _tag: "Ran"
     readonly probes: ReadonlyMap<string, ProbeOutcome>
     readonly status: ReadonlyArray<StdioStatus.ServerStatus>
+    /** The memory budget's view, when the host has one. */
+    readonly memory?: StdioStatus.MemoryStatus | undefined
   }
   | { readonly _tag: "HostFailed"; readonly error: LspError.LspError }
 
@@ -127,8 +129,10 @@ export const inspect = <R>(
             : yield* probe(workspace, target.providerId, file, options.timeout)
         )
       }
-      const status = yield* Effect.flatMap(StdioStatus.StdioStatus, (view) => view.status)
-      return { _tag: "Ran", probes, status } satisfies Inspection
+      const view = yield* StdioStatus.StdioStatus
+      const status = yield* view.status
+      const memory = view.memory === undefined ? undefined : yield* view.memory
+      return { _tag: "Ran", probes, status, memory } satisfies Inspection
     }).pipe(
       Effect.provide(host),
       Effect.catchAll((error) => Effect.succeed<Inspection>({ _tag: "HostFailed", error }))

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Daemon from "./daemon.js"
 import type * as DaemonIdentity from "./daemonIdentity.js"
+import * as MemoryReport from "./memoryReport.js"
 import * as RemoteTarget from "./remoteTarget.js"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
@@ -18,7 +19,8 @@ const mib = (bytes: number | null) => bytes === null ? "rss ?" : `rss ${(bytes /
 export const render = (
   address: string,
   hello: LspRpc.HelloResponse,
-  servers: ReadonlyArray<LspRpc.ServerStatus> | string
+  servers: ReadonlyArray<LspRpc.ServerStatus> | string,
+  memory?: LspRpc.MemoryStatus | string
 ): string => {
   const lines = [
     `lsp-seam host at ${address}`,
@@ -41,6 +43,8 @@ export const render = (
       )
     }
   }
+  if (typeof memory === "string") lines.push(`  memory: ${memory}`)
+  else if (memory !== undefined) lines.push(...MemoryReport.render(memory, "  "))
   return `${lines.join("\n")}\n`
 }
 
@@ -51,7 +55,11 @@ const report = (options: LspRemoteClient.ClientOptions) =>
     const status = hello.statusAvailable
       ? yield* Effect.either(client.status)
       : Either.left(LspError.make("LSP_UNSUPPORTED_OPERATION", "the host has no status view"))
-    return render(client.address, hello, Either.getOrElse(status, (error) => error.message))
+    // Hosts older than the memory budget have no `Memory`: ask only when `Hello` offers it.
+    const memory = hello.memoryAvailable === true && client.memory !== undefined
+      ? Either.getOrElse(yield* Effect.either(client.memory), (error) => error.message)
+      : undefined
+    return render(client.address, hello, Either.getOrElse(status, (error) => error.message), memory)
   }))
 
 /** The report for `remote`; a host that cannot be reached (or no daemon, for `auto`) is an `LspError`. */

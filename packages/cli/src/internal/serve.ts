@@ -234,7 +234,8 @@ export const serve = Command.make(
         })
         const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
         const base = Context.get(host, LspService.LspService)
-        const status = Context.get(host, StdioStatus.StdioStatus).status
+        const view = Context.get(host, StdioStatus.StdioStatus)
+        const status = view.status
         const prewarm = yield* Prewarm.make(
           base,
           loaded.config,
@@ -253,6 +254,7 @@ export const serve = Command.make(
           fingerprint: identity.fingerprint,
           version: identity.version,
           status,
+          memory: view.memory,
           roots,
           maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
         }
