@@ -11,6 +11,7 @@ import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
 import { measureMemory, memorySection } from "./memory.js"
+import { measureMemoryBudget, memoryBudgetSection } from "./memoryBudget.js"
 import { measureRemote, remoteSection } from "./remote.js"
 import { measureRetained, retainedSection } from "./retained.js"
 import { measureSoak, soakSection } from "./soak.js"
@@ -33,7 +34,8 @@ const ids = [
   "soak",
   "fuzz",
   "retained",
-  "remote"
+  "remote",
+  "memoryBudget"
 ] as const
 /** The reliability benchmarks: a run of only these writes results-reliability.md/json instead. */
 const reliabilityIds: ReadonlyArray<string> = ["soak", "fuzz"]
@@ -148,6 +150,10 @@ try {
   if (selected("remote")) {
     const part = await timed("remote", "one warm host for many clients", () => measureRemote(options, log))
     sections.set("remote", remoteSection(part, options))
+  }
+  if (selected("memoryBudget")) {
+    const part = await timed("memoryBudget", "memory budget", () => measureMemoryBudget(options, log))
+    sections.set("memoryBudget", memoryBudgetSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

@@ -38,6 +38,12 @@ const code = (value: unknown): string => `\`${JSON.stringify(value)}\``
 const typeOf = (root: Json, property: Json): string => {
   const enumeration = property.enum
   if (Array.isArray(enumeration)) return enumeration.map(code).join(" or ")
+  const anyOf = property.anyOf
+  if (Array.isArray(anyOf)) {
+    return anyOf.map((member) => record(member)).map((member) =>
+      typeof member.title === "string" ? member.title : typeOf(root, member)
+    ).join(", or ")
+  }
   const allOf = property.allOf
   if (Array.isArray(allOf) && allOf.length === 1) {
     const inner = record(allOf[0])

@@ -74,9 +74,11 @@ const check = (input: string | number) =>
 
 /** The field's schema: the value stays as written (a number or a string), checked by `parse`. */
 export const MaxMemory = Schema.Union(
-  Schema.Number.pipe(Schema.filter(check, { jsonSchema: { type: "integer", minimum: MIN_BYTES } })).annotations({
-    title: `bytes, a whole number of at least ${MIN_BYTES}`
-  }),
+  Schema.Number.pipe(
+    Schema.filter(check, {
+      jsonSchema: { type: "integer", minimum: MIN_BYTES, title: `a number of bytes (at least ${MIN_BYTES})` }
+    })
+  ),
   Schema.String.pipe(
     Schema.filter(check, {
       jsonSchema: { pattern: "^\\s*\\d+(\\.\\d+)?\\s*([A-Za-z]+|%)\\s*$" }
