@@ -103,6 +103,8 @@ describe("lsp-seam serve and query --remote", () => {
       assert.strictEqual(report.code, 0, report.stderr)
       assert.include(report.stdout, `pid ${served.pid}, version 0.1.0, fingerprint `)
       assert.match(report.stdout, /fake .*: idle, pid [0-9]+, up [0-9.]+ s, [0-9]+ queries, 0 restarts, rss /)
+      // The memory budget's view travels too (Linux measures the servers; elsewhere it says it cannot).
+      assert.match(report.stdout, /\n {2}memory: (servers [0-9.]+ MiB of a budget of )?maxMemory "25%"/)
     }), timeout)
 
   it.scopedLive(
