@@ -68,6 +68,11 @@ describe.concurrent("lsp-seam doctor", () => {
         assert.match(run.stdout, /started in: +\d+ ms/)
         assert.include(run.stdout, "inactive presets (command not found on PATH):")
         assert.include(run.stdout, "python (Python): pyright-langserver")
+        // The status section measures the probed server's tree and the host against the default budget.
+        assert.match(
+          run.stdout,
+          /\n {2}memory: servers [0-9.]+ MiB of a budget of maxMemory "25%" = [0-9.]+ MiB; host process [0-9.]+ MiB\n/
+        )
         assert.isTrue(run.stdout.endsWith("1 server configured: 1 usable.\n"), run.stdout)
       }),
     timeout
