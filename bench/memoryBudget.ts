@@ -80,7 +80,8 @@ const measureHostOnce = async (): Promise<HostRun> => {
   const socket = Path.join(directory, "host.sock")
   const configFile = Path.join(directory, "lsp-seam.json")
   Fs.writeFileSync(configFile, JSON.stringify(hostConfig(fakeServer)))
-  const bare = ChildProcess.spawn(process.execPath, ["-e", "setTimeout(() => {}, 5000)"], { stdio: "ignore" })
+  // Lives until killed below, however long the daemon takes to start.
+  const bare = ChildProcess.spawn(process.execPath, ["-e", "setInterval(() => {}, 60_000)"], { stdio: "ignore" })
   const daemon = ChildProcess.spawn(
     process.execPath,
     [bin, "serve", "--socket", socket, "--no-prewarm", "--config", configFile],
@@ -90,7 +91,7 @@ const measureHostOnce = async (): Promise<HostRun> => {
   daemon.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
   const runtime = ManagedRuntime.make(Layer.empty)
   try {
-    await waitUntil("the daemon's socket", () => Fs.existsSync(socket) || daemon.exitCode !== null, 20_000)
+    await waitUntil("the daemon's socket", () => Fs.existsSync(socket) || daemon.exitCode !== null, 60_000)
     if (daemon.exitCode !== null) throw new Error(`lsp-seam serve exited ${daemon.exitCode}: ${stderr}`)
     const node = await settledRss(bare.pid!)
     await sleep(1_000)
