@@ -59,7 +59,7 @@ const treeOf = (root: number, all: ReadonlyArray<ProcEntry>, children: ReadonlyM
  * for a few hundred processes, taken only when the pool samples or decides, never per query).
  */
 export const procTrees = (pids: ReadonlyArray<number>): TreeBytes => {
-  if (pids.length === 0) return Option.some(new Map())
+  if (pids.length === 0) return NodeFs.existsSync("/proc/self/stat") ? Option.some(new Map()) : Option.none()
   const all = listProcesses()
   if (all === undefined) return Option.none()
   const children = new Map<number, Array<number>>()

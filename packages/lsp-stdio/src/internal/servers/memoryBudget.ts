@@ -59,6 +59,8 @@ const totalOf = (bytes: ReadonlyMap<number, number>): number => {
  * The budget over `pool`'s servers, sampled for the rest of the current scope. `waiting` counts the queries
  * queued for a server's permit: such a server is about to answer, so it is not idle.
  */
+// Long on purpose (~100 lines): the budget, the last measurement and the record of stops are one piece of state
+// that the sampler, a start's decision and the status view share; each is a short function inside.
 export const make = (options: {
   readonly pool: Pool.Pool<ServerInstance>
   readonly memory: ProcessMemory.ProcessMemoryShape
