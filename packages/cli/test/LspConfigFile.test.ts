@@ -45,6 +45,16 @@ describe("LspConfigFile.load", () => {
       })
     ).pipe(Effect.provide(NodeContext.layer)))
 
+  it.effect("takes the memory budget from the file", () =>
+    withDir((dir) =>
+      Effect.gen(function*() {
+        write(NodePath.join(dir, "lsp-seam.json"), { maxMemory: "2GiB", servers: { x: server } })
+        const loaded = yield* LspConfigFile.load({ workingDirectory: dir })
+        assert.strictEqual(loaded.config.maxMemory, "2GiB")
+        assert.strictEqual(loaded.input.maxMemory, "2GiB")
+      })
+    ).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("ignores a $schema key and fills in defaults", () =>
     withDir((dir) =>
       Effect.gen(function*() {
@@ -52,6 +62,7 @@ describe("LspConfigFile.load", () => {
         write(file, { $schema: "./node_modules/@lsp-seam/cli/lsp-seam.schema.json", servers: { x: server } })
         const loaded = yield* LspConfigFile.load({ workingDirectory: dir })
         assert.strictEqual(loaded.config.servers.x?.killGraceMs, 2000)
+        assert.strictEqual(loaded.config.maxMemory, "25%")
         assert.deepStrictEqual(loaded.input, StdioConfig.encode(loaded.config))
       })
     ).pipe(Effect.provide(NodeContext.layer)))
@@ -73,6 +84,11 @@ describe("LspConfigFile.load", () => {
         assert.isTrue(invalid.message.startsWith(`${file}: `))
         assert.include(invalid.message, "killGraceMs")
         assert.strictEqual(invalid.detail?.file, file)
+
+        const budget = yield* failure({ maxMemory: "2 gigs", servers: { x: server } })
+        assert.isTrue(budget.message.startsWith(`${file}: `))
+        assert.include(budget.message, "maxMemory")
+        assert.include(budget.message, "\"2GiB\"")
 
         const typo = yield* failure({ server: { x: server } })
         assert.include(typo.message, "server")
