@@ -225,7 +225,8 @@ export const configCatalog = (): string => {
     "",
     "## Tool limits",
     "",
-    "The `lsp` tool's own limits (`maxLocations`, `maxResultChars`, `timeoutMs`) are not part of this file: " +
+    "The `lsp` tool's own limits (`maxLocations`, `maxResultChars`, `timeoutMs`, `maxBodyLines`, `maxBodyBytes`) " +
+    "are not part of this file: " +
     "see the [tool catalog](tool-catalog.md#limits).",
     ""
   ].join("\n")
@@ -264,13 +265,19 @@ const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
   LSP_POSITION_OUT_OF_RANGE:
     "The line is past the end of the file, or the column past the end of its line (the message gives the sizes).",
   LSP_SYMBOL_NOT_FOUND:
-    "`symbol` does not occur on the line or within 3 lines of it (the message lists the line's identifiers)."
+    "`symbol` does not occur on the line or within 3 lines of it (the message lists the line's identifiers).",
+  LSP_CANNOT_RENAME: "renamePreview: the position cannot be renamed (a keyword, a literal, a symbol declared in a " +
+    "library) or the server refused the rename; the message says why. Nothing was changed."
 }
 
 const limitMeanings: Readonly<Record<keyof LspToolConfig.LspToolConfig, string>> = {
   maxLocations: "Location, symbol or call lines rendered before a final line says how many more were omitted.",
   maxResultChars: "Cap on the whole rendered text, truncation notice included (UTF-16 code units).",
   timeoutMs: "Budget of one call: queueing, opening, the request and closing; enforced by interruption.",
+  maxBodyLines: "Lines of code shown per body (`include_body`); a longer body is cut and says how many lines were " +
+    "left out and where they are (`path:first-last`).",
+  maxBodyBytes: "UTF-8 bytes of code shown per answer, all bodies together; past it a body is cut, and later " +
+    "bodies are named by where they are.",
   operations: "The operations the tool offers (non-empty, no repeats, any order). Its JSON Schema, description " +
     "and prompt section name only these; any other is `LSP_INVALID_ARGUMENTS` listing the offered ones."
 }
@@ -279,11 +286,17 @@ const limitMeanings: Readonly<Record<keyof LspToolConfig.LspToolConfig, string>>
 const takes = (operation: LspToolInput.ToolOperation): string => {
   switch (operation) {
     case "documentSymbol":
-      return "`file_path`"
+      return "`file_path`; `include_body` optional (each symbol's code)"
     case "workspaceSymbol":
-      return "`query`; `file_path` optional (only that file's language server is searched)"
+      return "`query`; `file_path` optional (only that file's language server is searched); `include_body` optional"
     case "diagnostics":
       return "`file_path`; `severity` optional (the least serious kind to include, default `warning`)"
+    case "renamePreview":
+      return "`file_path`, `line`, and `character` or `symbol`; `new_name`"
+    case "goToDefinition":
+    case "goToTypeDefinition":
+    case "goToImplementation":
+      return "`file_path`, `line`, and `character` or `symbol`; `include_body` optional (each location's code)"
     default:
       return "`file_path`, `line`, and `character` or `symbol`"
   }
@@ -294,7 +307,8 @@ const resultKindText: Readonly<Record<LspResult.LspQueryResult["kind"], string>>
   hover: "hover",
   symbols: "symbols",
   calls: "calls",
-  diagnostics: "diagnostics"
+  diagnostics: "diagnostics",
+  edits: "edits"
 }
 
 /** The fixed cost of a tool configuration: description, compact JSON Schema and prompt section, in characters. */

@@ -4,6 +4,9 @@
  * - `lsp-seam query <operation> <file>:<line>[:<character>] [--symbol NAME] [--cwd DIR] [--config FILE] [--json]`
  * - `lsp-seam query documentSymbol <file>`, `lsp-seam query workspaceSymbol <query> [--file FILE]` and
  *   `lsp-seam query diagnostics <file> [--severity S]` (same options)
+ * - `--body` with goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol and workspaceSymbol
+ *   (each location's code); `lsp-seam query renamePreview <file>:<line>:<character> --new-name NAME` (the edits
+ *   a rename would make, never written)
  * - `lsp-seam mcp [--cwd DIR] [--config FILE]`
  * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
  * - `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]`;
@@ -121,6 +124,16 @@ const query = Command.make(
       ),
       Options.optional
     ),
+    body: Options.boolean("body").pipe(
+      Options.withDescription(
+        "goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol and workspaceSymbol: show each " +
+          "location's code (the whole declaration) below it."
+      )
+    ),
+    newName: Options.text("new-name").pipe(
+      Options.withDescription("renamePreview only: the new name. The edits are listed; nothing is written."),
+      Options.optional
+    ),
     cwd,
     config,
     remote: RemoteOptions.remoteOption,
@@ -135,7 +148,9 @@ const query = Command.make(
       const toolArguments = yield* queryArguments(args.operation, args.target, {
         symbol: Option.getOrUndefined(args.symbol),
         file: Option.getOrUndefined(args.file),
-        severity: Option.getOrUndefined(args.severity)
+        severity: Option.getOrUndefined(args.severity),
+        body: args.body,
+        newName: Option.getOrUndefined(args.newName)
       })
       const workspace = yield* workspaceOf(args.cwd)
       const loaded = yield* loadConfig(args.config, workspace)

@@ -44,7 +44,8 @@ const report = (providerId: string, usable = true): LspStdio.ServerDiagnosis => 
     outgoingCalls: false,
     documentSymbol: true,
     workspaceSymbol: false,
-    diagnostics: false
+    diagnostics: false,
+    renamePreview: false
   },
   diagnosticsMode: usable ? "push" : null
 })

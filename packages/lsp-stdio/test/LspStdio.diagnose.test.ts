@@ -48,7 +48,8 @@ describe("LspStdio.diagnose", () => {
         outgoingCalls: false,
         documentSymbol: false,
         workspaceSymbol: false,
-        diagnostics: true
+        diagnostics: true,
+        renamePreview: false
       })
       assert.strictEqual(byId.fake?.positionEncoding, "utf-16")
       assert.strictEqual(byId.fake?.textDocumentSync, 2)

@@ -443,3 +443,158 @@ describe("LspStdio: workspaceSymbol", () => {
       assert.include(result.incompleteReasons?.[0]?.message ?? "", "LSP_MALFORMED_RESPONSE")
     }))
 })
+
+describe("LspStdio: renamePreview", () => {
+  const renameCapabilities = { ...allCapabilities, renameProvider: { prepareProvider: true } }
+
+  it.scopedLive("a server without renameProvider is LSP_UNSUPPORTED_OPERATION, and nothing is asked", () =>
+    Effect.gen(function*() {
+      const { query, seen } = yield* setup(() => ({}))
+      const failure = yield* Effect.flip(
+        query({ operation: "renamePreview", filePath: "main.fake", position: { line: 1, character: 0 }, newName: "y" })
+      )
+      assert.strictEqual(failure.code, "LSP_UNSUPPORTED_OPERATION")
+      assert.include(failure.message, "renameProvider")
+      assert.notInclude(methods(yield* Ref.get(seen)), "textDocument/rename")
+    }))
+
+  it.scopedLive("prepareRename null is LSP_CANNOT_RENAME, and the rename is not asked", () =>
+    Effect.gen(function*() {
+      const { query, seen } = yield* setup(() => ({
+        "textDocument/prepareRename": () => Effect.succeed(Testing.result(null))
+      }), { capabilities: renameCapabilities })
+      const failure = yield* Effect.flip(
+        query({ operation: "renamePreview", filePath: "main.fake", position: { line: 1, character: 0 }, newName: "y" })
+      )
+      assert.strictEqual(failure.code, "LSP_CANNOT_RENAME")
+      assert.notInclude(methods(yield* Ref.get(seen)), "textDocument/rename")
+    }))
+
+  it.scopedLive("a WorkspaceEdit is listed, sorted, with the replaced text; outside edits and file operations flagged", () =>
+    Effect.gen(function*() {
+      const { query, seen, uri, workspace } = yield* setup((_, uri) => ({
+        "textDocument/prepareRename": () => Effect.succeed(Testing.result(range(1, 0, 1))),
+        "textDocument/rename": () =>
+          Effect.succeed(Testing.result({
+            documentChanges: [
+              { textDocument: { uri: uri("main.fake"), version: 1 }, edits: [{ range: range(1, 0, 1), newText: "y" }] },
+              { textDocument: { uri: uri("main.fake"), version: 1 }, edits: [{ range: range(0, 4, 5), newText: "y" }] },
+              {
+                textDocument: { uri: "file:///elsewhere/lib.fake", version: null },
+                edits: [{ range: range(3, 2, 3), newText: "y" }]
+              },
+              { kind: "rename", oldUri: uri("main.fake"), newUri: uri("y.fake") },
+              { kind: "delete", uri: "file:///elsewhere/old.fake" }
+            ]
+          }))
+      }), { capabilities: renameCapabilities })
+      const result = right(
+        yield* Effect.either(query({
+          operation: "renamePreview",
+          filePath: "main.fake",
+          position: { line: 1, character: 0 },
+          newName: "y"
+        }))
+      )
+      assert.deepStrictEqual(result, {
+        kind: "edits",
+        edits: [
+          { uri: "file:///elsewhere/lib.fake", range: range(3, 2, 3), newText: "y", outsideWorkspace: true },
+          { uri: uri("main.fake"), range: range(0, 4, 5), newText: "y", oldText: "x" },
+          { uri: uri("main.fake"), range: range(1, 0, 1), newText: "y", oldText: "x" }
+        ],
+        resourceOperations: [
+          { kind: "rename", uri: uri("main.fake"), newUri: uri("y.fake") },
+          { kind: "delete", uri: "file:///elsewhere/old.fake", outsideWorkspace: true }
+        ],
+        resolvedWorkspaceUri: pathToFileURL(workspace).href
+      })
+      const asked = (yield* Ref.get(seen)).find((entry) => entry.method === "textDocument/rename")
+      assert.deepStrictEqual(asked?.params, {
+        textDocument: { uri: uri("main.fake") },
+        position: { line: 1, character: 0 },
+        newName: "y"
+      })
+    }))
+
+  it.scopedLive("`changes` are read when there are no documentChanges; a refused rename is LSP_CANNOT_RENAME", () =>
+    Effect.gen(function*() {
+      let refuse = false
+      const { query, uri } = yield* setup((_, uri) => ({
+        "textDocument/rename": () =>
+          Effect.succeed(
+            refuse
+              ? Testing.error(-32803, "Cannot rename a built-in.")
+              : Testing.result({ changes: { [uri("main.fake")]: [{ range: range(0, 4, 5), newText: "z" }] } })
+          )
+      }), { capabilities: { ...allCapabilities, renameProvider: true } })
+      const ask = query({
+        operation: "renamePreview",
+        filePath: "main.fake",
+        position: { line: 0, character: 4 },
+        newName: "z"
+      })
+      const result = right(yield* Effect.either(ask))
+      assert.deepStrictEqual(result.kind === "edits" ? result.edits : [], [
+        { uri: uri("main.fake"), range: range(0, 4, 5), newText: "z", oldText: "x" }
+      ])
+      refuse = true
+      const failure = yield* Effect.flip(ask)
+      assert.strictEqual(failure.code, "LSP_CANNOT_RENAME")
+      assert.include(failure.message, "Cannot rename a built-in.")
+    }))
+
+  it.scopedLive("a malformed WorkspaceEdit is LSP_MALFORMED_RESPONSE naming the field", () =>
+    Effect.gen(function*() {
+      const { query } = yield* setup(() => ({
+        "textDocument/rename": () =>
+          Effect.succeed(Testing.result({ documentChanges: [{ textDocument: { uri: "" }, edits: [] }] }))
+      }), { capabilities: { ...allCapabilities, renameProvider: true } })
+      const failure = yield* Effect.flip(
+        query({ operation: "renamePreview", filePath: "main.fake", position: { line: 0, character: 4 }, newName: "z" })
+      )
+      assert.strictEqual(failure.code, "LSP_MALFORMED_RESPONSE")
+      assert.include(failure.message, "documentChanges[0]")
+    }))
+})
+
+describe("LspStdio: bodies", () => {
+  it.scopedLive("a location no symbol encloses gets its own lines; one outside the workspace gets none", () =>
+    Effect.gen(function*() {
+      const { query } = yield* setup((_, uri) => ({
+        "textDocument/definition": () =>
+          Effect.succeed(Testing.result([
+            { uri: uri("main.fake"), range: range(1, 0, 1) },
+            { uri: uri("lib.fake"), range: range(1, 2, 3) },
+            { uri: "file:///elsewhere/x.fake", range: range(0, 0, 1) }
+          ])),
+        "textDocument/documentSymbol": (request) =>
+          Effect.succeed(Testing.result(
+            (request.params as { textDocument: { uri: string } }).textDocument.uri === uri("lib.fake")
+              ? [{
+                name: "f",
+                kind: 12,
+                range: { start: { line: 0, character: 0 }, end: { line: 2, character: 1 } },
+                selectionRange: range(0, 9, 10)
+              }]
+              : []
+          ))
+      }), { files: { "lib.fake": "function f() {\r\n  x\r\n}\nafter\n" } })
+      const result = right(
+        yield* Effect.either(query({
+          operation: "goToDefinition",
+          filePath: "main.fake",
+          position: { line: 1, character: 0 },
+          includeBody: true
+        }))
+      )
+      assert.deepStrictEqual(result.kind === "locations" ? result.locations.map((l) => l.body) : [], [
+        { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } }, text: "x" },
+        {
+          range: { start: { line: 0, character: 0 }, end: { line: 2, character: 1 } },
+          text: "function f() {\r\n  x\r\n}"
+        },
+        undefined
+      ])
+    }))
+})

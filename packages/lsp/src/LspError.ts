@@ -52,7 +52,9 @@ export const LspErrorCode = Schema.Literal(
   "LSP_REMOTE_INCOMPATIBLE",
   "LSP_REMOTE_FORBIDDEN",
   // The wire's limits
-  "LSP_RESPONSE_TOO_LARGE"
+  "LSP_RESPONSE_TOO_LARGE",
+  // Operations (since 0.3.0)
+  "LSP_CANNOT_RENAME"
 )
 
 /**
@@ -401,6 +403,15 @@ export const remoteForbidden = constructor("LSP_REMOTE_FORBIDDEN")
  * @category constructors
  */
 export const responseTooLarge = constructor("LSP_RESPONSE_TOO_LARGE")
+
+/**
+ * The position cannot be renamed (a keyword, a literal, a symbol the server will not rename such as one
+ * declared in a library), or the server refused the rename; the message says why.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const cannotRename = constructor("LSP_CANNOT_RENAME")
 
 /**
  * True for any `LspError`, whichever copy of the class made it.

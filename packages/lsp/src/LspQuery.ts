@@ -1,7 +1,8 @@
 /**
  * What a caller asks the seam: one of a closed set of read-only operations — at a zero-based position in a
  * file (the reference's four, goToTypeDefinition and the call hierarchy), about a whole file
- * (documentSymbol), or across the workspace (workspaceSymbol). Each is a variant of its own shape.
+ * (documentSymbol), across the workspace (workspaceSymbol), a file's diagnostics, or the preview of a rename
+ * (renamePreview, which lists edits and never writes them). Each is a variant of its own shape.
  *
  * @since 0.1.0
  */
@@ -59,7 +60,8 @@ export const LspOperation = Schema.Literal(
   ...LspPositionOperation.literals,
   ...LspDocumentOperation.literals,
   "workspaceSymbol",
-  "diagnostics"
+  "diagnostics",
+  "renamePreview"
 )
 
 /**
@@ -103,6 +105,16 @@ export const LspRange = Schema.Struct({
 export type LspRange = typeof LspRange.Type
 
 /**
+ * Whether each location or symbol of the answer should carry `body`, the source text of the whole declaration
+ * it points at (see `LspResult.LspBody`). Honoured by the answers made of locations or symbols; the tool offers
+ * it for goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol and workspaceSymbol.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const IncludeBody = Schema.optional(Schema.Boolean)
+
+/**
  * A query at a position, as callers send it. `filePath` is relative to `workspaceRoot` or absolute.
  *
  * `symbol` (since 0.2.0) addresses the position by name: the provider looks for whole-identifier
@@ -110,6 +122,7 @@ export type LspRange = typeof LspRange.Type
  * `position.character` — callers that have no column pass 0, which means "the first occurrence on the
  * line" — then on the nearest lines up to `LspIdentifiers.symbolWindow` (3) above and below, and queries
  * there. The answer then carries `resolved`. Without `symbol` the position is used exactly as given.
+ * `includeBody` (since 0.3.0): see `IncludeBody`.
  *
  * @since 0.2.0
  * @category models
@@ -119,7 +132,8 @@ export const LspPositionRequest = Schema.Struct({
   filePath: Schema.String,
   position: LspPosition,
   workspaceRoot: Schema.String,
-  symbol: Schema.optional(Schema.NonEmptyString)
+  symbol: Schema.optional(Schema.NonEmptyString),
+  includeBody: IncludeBody
 })
 
 /**
@@ -129,7 +143,7 @@ export const LspPositionRequest = Schema.Struct({
 export type LspPositionRequest = typeof LspPositionRequest.Type
 
 /**
- * A query about a whole file.
+ * A query about a whole file. `includeBody` (since 0.3.0): see `IncludeBody`.
  *
  * @since 0.2.0
  * @category models
@@ -137,7 +151,8 @@ export type LspPositionRequest = typeof LspPositionRequest.Type
 export const LspDocumentRequest = Schema.Struct({
   operation: LspDocumentOperation,
   filePath: Schema.String,
-  workspaceRoot: Schema.String
+  workspaceRoot: Schema.String,
+  includeBody: IncludeBody
 })
 
 /**
@@ -150,7 +165,7 @@ export type LspDocumentRequest = typeof LspDocumentRequest.Type
  * A search for symbols whose names match `query` (non-blank; servers match it fuzzily, by their own rules).
  * With `filePath` only that file's provider is asked (the file is opened first, so that servers that need a
  * project have one); without it the seam asks every provider and merges the answers, each symbol labelled
- * with the provider that gave it.
+ * with the provider that gave it. `includeBody` (since 0.3.0): see `IncludeBody`.
  *
  * @since 0.2.0
  * @category models
@@ -159,7 +174,8 @@ export const LspWorkspaceSymbolRequest = Schema.Struct({
   operation: Schema.Literal("workspaceSymbol"),
   query: Schema.String.pipe(Schema.pattern(/\S/)),
   workspaceRoot: Schema.String,
-  filePath: Schema.optional(Schema.String)
+  filePath: Schema.optional(Schema.String),
+  includeBody: IncludeBody
 })
 
 /**
@@ -203,6 +219,29 @@ export const LspDiagnosticsRequest = Schema.Struct({
 export type LspDiagnosticsRequest = typeof LspDiagnosticsRequest.Type
 
 /**
+ * The preview of renaming the symbol at a position to `newName`: the edits the server's rename would make,
+ * listed and never applied (lsp-seam writes nothing). The position is given, or addressed by `symbol`, as in
+ * `LspPositionRequest`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const LspRenameRequest = Schema.Struct({
+  operation: Schema.Literal("renamePreview"),
+  filePath: Schema.String,
+  position: LspPosition,
+  workspaceRoot: Schema.String,
+  symbol: Schema.optional(Schema.NonEmptyString),
+  newName: Schema.String.pipe(Schema.pattern(/\S/))
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type LspRenameRequest = typeof LspRenameRequest.Type
+
+/**
  * A query as callers send it: the closed union of the request shapes, discriminated by `operation`.
  *
  * @since 0.1.0
@@ -212,7 +251,8 @@ export const LspQueryRequest = Schema.Union(
   LspPositionRequest,
   LspDocumentRequest,
   LspWorkspaceSymbolRequest,
-  LspDiagnosticsRequest
+  LspDiagnosticsRequest,
+  LspRenameRequest
 )
 
 /**
@@ -232,7 +272,8 @@ export const LspProviderQuery = Schema.Union(
   Schema.Struct({ ...LspPositionRequest.fields, languageId: Schema.String }),
   Schema.Struct({ ...LspDocumentRequest.fields, languageId: Schema.String }),
   Schema.Struct({ ...LspWorkspaceSymbolRequest.fields, languageId: Schema.String }),
-  Schema.Struct({ ...LspDiagnosticsRequest.fields, languageId: Schema.String })
+  Schema.Struct({ ...LspDiagnosticsRequest.fields, languageId: Schema.String }),
+  Schema.Struct({ ...LspRenameRequest.fields, languageId: Schema.String })
 )
 
 /**
@@ -241,13 +282,15 @@ export const LspProviderQuery = Schema.Union(
  */
 export type LspProviderQuery = typeof LspProviderQuery.Type
 
+const atPosition: ReadonlyArray<string> = [...LspPositionOperation.literals, "renamePreview"]
+
 /**
- * Whether a request is asked at a position.
+ * Whether a request is asked at a position: a position operation, or (since 0.3.0) renamePreview.
  *
  * @since 0.2.0
  * @category guards
  */
 export const isPositionRequest = <A extends { readonly operation: LspOperation }>(
   request: A
-): request is Extract<A, { readonly operation: LspPositionOperation }> =>
-  (LspPositionOperation.literals as ReadonlyArray<string>).includes(request.operation)
+): request is Extract<A, { readonly operation: LspPositionOperation | "renamePreview" }> =>
+  atPosition.includes(request.operation)

@@ -1,6 +1,7 @@
 /**
  * What the seam answers: locations for the three navigation operations, hover text for `hover`, symbols,
- * calls and diagnostics for the others. An empty answer is a success, never an error.
+ * calls and diagnostics for the others, and edits for renamePreview. An empty answer is a success, never an
+ * error.
  *
  * The schemas live by concept in `internal/result/` (navigation, symbols, calls, diagnostics, and the
  * annotations every answer may carry); this module is their public face and owns the union of answers.
@@ -9,14 +10,35 @@
  */
 import * as Schema from "effect/Schema"
 import * as Annotations from "./internal/result/annotations.js"
+import * as Body from "./internal/result/body.js"
 import * as Calls from "./internal/result/calls.js"
 import * as Diagnostics from "./internal/result/diagnostics.js"
+import * as Edits from "./internal/result/edits.js"
 import * as Navigation from "./internal/result/navigation.js"
 import * as Symbols from "./internal/result/symbols.js"
 import type { LspOperation } from "./LspQuery.js"
 
 /**
- * A place in a document: a URI (usually `file:`) and a zero-based range.
+ * The source text of the declaration a location or symbol points at, present when the request asked for it
+ * (`includeBody`): `text` is exactly the file's text (as it is on disk, without a byte order mark) within
+ * `range`, which spans whole lines — from the start of the first line of the smallest symbol of the file's
+ * documentSymbol answer that encloses the location, to the end of that symbol's last line (without its line
+ * break); for a location no symbol encloses, the location's own lines. Absent when the file could not be read
+ * through the host (outside the workspace, not a text file, too large).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const LspBody: typeof Body.LspBody = Body.LspBody
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type LspBody = Body.LspBody
+
+/**
+ * A place in a document: a URI (usually `file:`) and a zero-based range; `body` (since 0.3.0) when asked for.
  *
  * @since 0.1.0
  * @category models
@@ -195,7 +217,7 @@ export type SymbolKindName = Symbols.SymbolKindName
  * A symbol: its name and kind, where it is (`range`, the whole declaration) and where its name is
  * (`selectionRange`). `containerName` is the path of enclosing symbols (`Outer.Inner`) when known; `depth`
  * (document symbols) how deep it is nested; `provider` (workspace symbols merged from several providers)
- * which provider found it.
+ * which provider found it; `body` (since 0.3.0, see `LspBody`) when asked for.
  *
  * @since 0.2.0
  * @category models
@@ -298,6 +320,54 @@ export const LspDiagnosticsResult: typeof Diagnostics.LspDiagnosticsResult = Dia
 export type LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
 
 /**
+ * One text edit of a rename preview: replace `range` of `uri` with `newText`. `oldText` is the text the range
+ * holds on disk (absent when the host could not read the file); `outsideWorkspace` (true) flags an edit of a
+ * file outside the workspace — listed, never hidden.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const LspTextEdit: typeof Edits.LspTextEdit = Edits.LspTextEdit
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type LspTextEdit = Edits.LspTextEdit
+
+/**
+ * A file operation of a rename preview (a server may rename the file of a module with it): `create` or
+ * `delete` of `uri`, or `rename` of `uri` to `newUri`; `outsideWorkspace` (true) when either URI lies outside
+ * the workspace.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const LspResourceOperation: typeof Edits.LspResourceOperation = Edits.LspResourceOperation
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type LspResourceOperation = Edits.LspResourceOperation
+
+/**
+ * The answer to renamePreview: the server's `WorkspaceEdit` as a flat list of text edits sorted by file and
+ * position, and its file operations in the server's order. Nothing of it has been applied: lsp-seam never
+ * writes.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const LspEditsResult: typeof Edits.LspEditsResult = Edits.LspEditsResult
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type LspEditsResult = Edits.LspEditsResult
+
+/**
  * The closed union of answers, discriminated by `kind`.
  *
  * @since 0.1.0
@@ -308,7 +378,8 @@ export const LspQueryResult = Schema.Union(
   LspHoverResult,
   LspSymbolsResult,
   LspCallsResult,
-  LspDiagnosticsResult
+  LspDiagnosticsResult,
+  LspEditsResult
 )
 
 /**
@@ -387,6 +458,8 @@ export const isEmpty = (result: LspQueryResult): boolean => {
       return result.calls.length === 0
     case "diagnostics":
       return result.diagnostics.length === 0
+    case "edits":
+      return result.edits.length === 0 && result.resourceOperations.length === 0
   }
 }
 
@@ -418,6 +491,18 @@ export const calls: (
 ) => LspCallsResult = Calls.calls
 
 /**
+ * A rename preview's answer: the edits are sorted by file and position.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const edits: (
+  edits: ReadonlyArray<LspTextEdit>,
+  resourceOperations: ReadonlyArray<LspResourceOperation>,
+  resolvedWorkspaceUri: string
+) => LspEditsResult = Edits.edits
+
+/**
  * The result kind each operation answers with.
  *
  * @since 0.2.0
@@ -435,6 +520,8 @@ export const kindOf = (operation: LspOperation): LspQueryResult["kind"] => {
       return "calls"
     case "diagnostics":
       return "diagnostics"
+    case "renamePreview":
+      return "edits"
     default:
       return "locations"
   }

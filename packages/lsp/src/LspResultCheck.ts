@@ -25,9 +25,10 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 const isPosition = (value: unknown): value is { line: number; character: number } =>
   isPlain(value) && isCount(value.line) && isCount(value.character)
 
+// A location with a body (since 0.3.0) is the schema's to check and copy.
 const isLocation = (value: unknown): value is LspLocation =>
   isPlain(value) && typeof value.uri === "string" && isPlain(value.range) && isPosition(value.range.start) &&
-  isPosition(value.range.end)
+  isPosition(value.range.end) && !("body" in value)
 
 const copyLocation = ({ range: { end, start }, uri }: LspLocation): LspLocation => ({
   uri,

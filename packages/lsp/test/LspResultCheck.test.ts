@@ -108,3 +108,29 @@ describe("the seam's check of an answer", () => {
     sameAsSchema(value)
   }, { fastCheck: { numRuns: 1_000 } })
 })
+
+describe("bodies and edits (0.3.0)", () => {
+  const range = { start: { line: 1, character: 0 }, end: { line: 3, character: 1 } }
+  it("a location's body is kept, exactly as the schema keeps it", () => {
+    const value: LspResult.LspQueryResult = {
+      kind: "locations",
+      locations: [{ uri: "file:///w/a.ts", range, body: { range, text: "function f() {\n}" } }],
+      resolvedWorkspaceUri: "file:///w"
+    }
+    sameAsSchema(value)
+    assert.deepStrictEqual(Either.getOrThrow(LspResultCheck.validate(value)), value)
+  })
+  it("an edits result is checked by the schema", () => {
+    const value: LspResult.LspEditsResult = {
+      kind: "edits",
+      edits: [{ uri: "file:///w/a.ts", range, newText: "g", oldText: "f" }],
+      resourceOperations: [{ kind: "rename", uri: "file:///w/a.ts", newUri: "file:///w/g.ts" }],
+      resolvedWorkspaceUri: "file:///w"
+    }
+    assert.deepStrictEqual(Either.getOrThrow(LspResultCheck.validate(value)), value)
+    sameAsSchema({ ...value, edits: [{ uri: "file:///w/a.ts", range, newText: 1 }] })
+    assert.isTrue(
+      Either.isLeft(LspResultCheck.validate({ ...value, resourceOperations: [{ kind: "move", uri: "x" }] }))
+    )
+  })
+})

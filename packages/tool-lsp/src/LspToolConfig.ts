@@ -39,6 +39,10 @@ const Operations = Schema.NonEmptyArray(LspToolInput.ToolOperation).pipe(
  * - `maxResultChars` (default 16 000): length cap of the whole rendered text, truncation notice included.
  * - `timeoutMs` (default 60 000, integer 1..2 147 483 647): budget of one query, covering queueing, opening,
  *   the request and closing; enforced by interruption.
+ * - `maxBodyLines` (since 0.3.0; default 150): lines of code shown per body (`include_body`); a longer body is
+ *   cut, and says how many lines were left out and where the rest is (`path:line`).
+ * - `maxBodyBytes` (since 0.3.0; default 12 000): UTF-8 bytes of code shown per answer, all bodies together;
+ *   past it a body is cut, and later bodies are named by where they are instead.
  * - `operations` (since 0.2.0; default: all of `LspToolInput.ToolOperation`): the operations the tool offers, a
  *   non-empty list without repeats. The tool's JSON Schema, description and prompt text are built from it
  *   (in the canonical order, whatever the order given); an operation not offered is `LSP_INVALID_ARGUMENTS`.
@@ -52,6 +56,8 @@ export const LspToolConfig = Schema.Struct({
   maxLocations: Schema.optionalWith(Positive, { default: () => 100 }),
   maxResultChars: Schema.optionalWith(Positive, { default: () => 16_000 }),
   timeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, maxTimeoutMs)), { default: () => 60_000 }),
+  maxBodyLines: Schema.optionalWith(Positive, { default: () => 150 }),
+  maxBodyBytes: Schema.optionalWith(Positive, { default: () => 12_000 }),
   operations: Schema.optionalWith(Operations, { default: () => allOperations })
 })
 

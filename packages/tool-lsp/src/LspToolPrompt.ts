@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { isPositionOperation } from "./internal/input/operations.js"
+import { isPositionOperation, offersBody } from "./internal/input/operations.js"
 import * as LspToolInput from "./LspToolInput.js"
 
 /**
@@ -50,7 +50,13 @@ export const textFor = (operations: LspToolInput.Operations): string => {
     ...callsSentence(has("incomingCalls"), has("outgoingCalls")),
     ...(has("documentSymbol") ? ["documentSymbol outlines a file without reading it."] : []),
     ...(has("workspaceSymbol") ? ["workspaceSymbol finds a declaration by name when its file is unknown."] : []),
-    ...(has("diagnostics") ? ["After editing a file, ask lsp for its diagnostics."] : [])
+    ...(has("diagnostics") ? ["After editing a file, ask lsp for its diagnostics."] : []),
+    ...(offersBody(operations)
+      ? ["Pass include_body: true to get a definition's or symbol's code in the same call, not a file read."]
+      : []),
+    ...(has("renamePreview")
+      ? ["To rename, renamePreview lists every edit the rename needs, writing nothing: apply them with your edit tool."]
+      : [])
   ].join(" ")
 }
 

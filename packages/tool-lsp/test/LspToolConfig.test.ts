@@ -17,6 +17,8 @@ describe("LspToolConfig", () => {
       maxLocations: 100,
       maxResultChars: 16_000,
       timeoutMs: 60_000,
+      maxBodyLines: 150,
+      maxBodyBytes: 12_000,
       operations: LspToolConfig.allOperations
     }
     assert.deepStrictEqual(LspToolConfig.defaults, expected)

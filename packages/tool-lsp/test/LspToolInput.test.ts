@@ -29,7 +29,7 @@ const assertRejected = (
 }
 
 const operationFix = "use one of goToDefinition, findReferences, goToImplementation, hover, goToTypeDefinition, " +
-  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol, diagnostics."
+  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol, diagnostics, renamePreview."
 const filePathFix = "give the path of the file containing the symbol, relative to the workspace root or absolute."
 const lineFix = "give the symbol's line as an integer counted from 1 (the first line is 1)."
 const characterFix =
@@ -289,7 +289,7 @@ describe("LspToolInput.jsonSchema", () => {
     }
   })
 
-  it("by default offers all ten operations in one flat object, requiring only operation", () => {
+  it("by default offers all eleven operations in one flat object, requiring only operation", () => {
     assert.deepStrictEqual(LspToolInput.jsonSchema, {
       type: "object",
       required: ["operation"],
@@ -306,7 +306,8 @@ describe("LspToolInput.jsonSchema", () => {
             "outgoingCalls",
             "documentSymbol",
             "workspaceSymbol",
-            "diagnostics"
+            "diagnostics",
+            "renamePreview"
           ],
           description: "goToDefinition: where the symbol is defined. findReferences: every use of the symbol, " +
             "including its declaration. goToImplementation: implementations of an interface or abstract member. " +
@@ -314,7 +315,8 @@ describe("LspToolInput.jsonSchema", () => {
             "incomingCalls: the functions that call the function at the position, with call sites. outgoingCalls: " +
             "the functions it calls, with call sites. documentSymbol: the symbols declared in file_path, nested. " +
             "workspaceSymbol: declarations whose name matches query, across the workspace. diagnostics: the errors " +
-            "and warnings of file_path as it is on disk now."
+            "and warnings of file_path as it is on disk now. renamePreview: every edit renaming the symbol to " +
+            "new_name would make (nothing is written)."
         },
         file_path: {
           type: "string",
@@ -341,7 +343,13 @@ describe("LspToolInput.jsonSchema", () => {
           type: "string",
           enum: ["error", "warning", "information", "hint"],
           description: "diagnostics: the least serious kind to include (default warning: errors and warnings)."
-        }
+        },
+        include_body: {
+          type: "boolean",
+          description: "goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol, workspaceSymbol: " +
+            "true to get each location's code (the whole declaration, with line numbers) in the same answer."
+        },
+        new_name: { type: "string", description: "renamePreview: the new name of the symbol.", pattern: "\\S" }
       },
       additionalProperties: false
     })
@@ -353,10 +361,10 @@ describe("LspToolInput.jsonSchema", () => {
   it("describes only what the offered operations take", () => {
     const documentOnly = LspToolInput.jsonSchemaFor(["documentSymbol"]) as { required: unknown; properties: object }
     assert.deepStrictEqual(documentOnly.required, ["operation", "file_path"])
-    assert.deepStrictEqual(Object.keys(documentOnly.properties), ["operation", "file_path"])
+    assert.deepStrictEqual(Object.keys(documentOnly.properties), ["operation", "file_path", "include_body"])
     const searchOnly = LspToolInput.jsonSchemaFor(["workspaceSymbol"]) as { required: unknown; properties: object }
     assert.deepStrictEqual(searchOnly.required, ["operation"])
-    assert.deepStrictEqual(Object.keys(searchOnly.properties), ["operation", "file_path", "query"])
+    assert.deepStrictEqual(Object.keys(searchOnly.properties), ["operation", "file_path", "query", "include_body"])
     const calls = LspToolInput.jsonSchemaFor(["incomingCalls", "hover"]) as { required: unknown; properties: object }
     assert.deepStrictEqual(calls.required, ["operation", "file_path", "line"])
     assert.deepStrictEqual(Object.keys(calls.properties), ["operation", "file_path", "line", "character", "symbol"])
@@ -364,8 +372,8 @@ describe("LspToolInput.jsonSchema", () => {
       LspToolInput.descriptionFor(["workspaceSymbol"]),
       "Precise, read-only code navigation through the project's language server: workspaceSymbol (find " +
         "declarations by name). workspaceSymbol takes query, and file_path to search only that file's language " +
-        "server. Results come back as path:line:character lines (one-based), grouped by file, relative to the " +
-        "workspace when inside it."
+        "server. include_body: true adds each definition's or symbol's code. Results come back as " +
+        "path:line:character lines (one-based), grouped by file, relative to the workspace when inside it."
     )
   })
 
@@ -520,7 +528,7 @@ describe("LspToolInput.validate per operation", () => {
     [FastCheck.subarray([...LspToolInput.allOperations], { minLength: 1 })],
     ([offered]) => {
       for (const operation of LspQuery.LspOperation.literals) {
-        const args = { operation, file_path: "a.ts", line: 1, character: 1, query: "a" }
+        const args = { operation, file_path: "a.ts", line: 1, character: 1, query: "a", new_name: "b" }
         assert.strictEqual(
           Either.isRight(LspToolInput.validate(args, offered)),
           (offered as ReadonlyArray<string>).includes(operation)

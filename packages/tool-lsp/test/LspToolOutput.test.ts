@@ -28,7 +28,8 @@ describe("LspToolOutput", () => {
       { type: "string", enum: ["hover"] },
       { type: "string", enum: ["symbols"] },
       { type: "string", enum: ["calls"] },
-      { type: "string", enum: ["diagnostics"] }
+      { type: "string", enum: ["diagnostics"] },
+      { type: "string", enum: ["edits"] }
     ])
   })
 

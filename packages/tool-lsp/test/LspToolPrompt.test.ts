@@ -28,7 +28,10 @@ describe("LspToolPrompt", () => {
       LspToolPrompt.text,
       `${reference} goToTypeDefinition jumps from a value to its type's declaration. incomingCalls and ` +
         "outgoingCalls list a function's callers and callees. documentSymbol outlines a file without reading it. " +
-        "workspaceSymbol finds a declaration by name when its file is unknown. After editing a file, ask lsp for its diagnostics."
+        "workspaceSymbol finds a declaration by name when its file is unknown. After editing a file, ask lsp for its " +
+        "diagnostics. Pass include_body: true to get a definition's or symbol's code in the same call, not a file " +
+        "read. To rename, renamePreview lists every edit the rename needs, writing nothing: apply them with your " +
+        "edit tool."
     )
   })
 
@@ -39,7 +42,8 @@ describe("LspToolPrompt", () => {
         "requires precise definitions, implementations, or references. Positions are one-based line and character " +
         "(UTF-16) at the cursor; an off-symbol position may return no results. Or pass symbol, the identifier's " +
         "name, with its line instead of counting columns. incomingCalls lists a function's callers. " +
-        "workspaceSymbol finds a declaration by name when its file is unknown."
+        "workspaceSymbol finds a declaration by name when its file is unknown. Pass include_body: true to get a " +
+        "definition's or symbol's code in the same call, not a file read."
     )
     assert.notInclude(LspToolPrompt.textFor(["documentSymbol"]), "Positions are")
   })

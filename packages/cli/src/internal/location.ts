@@ -53,6 +53,15 @@ export const parseLocation = (
   return Either.right({ file, line: Number(line), character: Number(character) })
 }
 
+/** The operations that take `--body` (the tool's `include_body`). */
+const bodyOperations: ReadonlyArray<string> = [
+  "goToDefinition",
+  "goToTypeDefinition",
+  "goToImplementation",
+  "documentSymbol",
+  "workspaceSymbol"
+]
+
 /** The values `--severity` takes (the seam's severities). */
 const severities: ReadonlyArray<string> = ["error", "warning", "information", "hint"]
 
@@ -62,7 +71,9 @@ const severities: ReadonlyArray<string> = ["error", "warning", "information", "h
  * (whose `--severity` becomes `severity`; a trailing `:12`
  * is part of the name there), and the search text verbatim for workspaceSymbol, whose `--file` becomes
  * `file_path`. `--symbol` belongs to the position operations and `--file` to workspaceSymbol: elsewhere each is
- * a usage error. Values the tool judges (a blank query, line 0) are passed on to it.
+ * a usage error. `--body` (`include_body`) belongs to goToDefinition, goToTypeDefinition, goToImplementation,
+ * documentSymbol and workspaceSymbol, and `--new-name` (`new_name`) to renamePreview, which needs it. Values the
+ * tool judges (a blank query, line 0) are passed on to it.
  */
 export const queryArguments = (
   operation: LspToolInput.ToolOperation,
@@ -71,7 +82,41 @@ export const queryArguments = (
     readonly symbol?: string | undefined
     readonly file?: string | undefined
     readonly severity?: string | undefined
+    readonly body?: boolean | undefined
+    readonly newName?: string | undefined
   } = {}
+): Either.Either<Readonly<Record<string, unknown>>, UsageError> =>
+  Either.flatMap(
+    checkNewOptions(operation, options),
+    (extra) => Either.map(baseArguments(operation, target, options), (args) => ({ ...args, ...extra }))
+  )
+
+/** `--body` and `--new-name`: where each belongs, as the tool's arguments. */
+const checkNewOptions = (
+  operation: LspToolInput.ToolOperation,
+  options: { readonly body?: boolean | undefined; readonly newName?: string | undefined }
+): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
+  const usage = (message: string) => Either.left(new UsageError({ message }))
+  if (options.body === true && !bodyOperations.includes(operation)) {
+    return usage(`--body applies to ${bodyOperations.join(", ")} only, not to ${operation}.`)
+  }
+  if (operation === "renamePreview") {
+    return options.newName === undefined
+      ? usage("renamePreview needs --new-name NAME, the symbol's new name.")
+      : Either.right({ new_name: options.newName })
+  }
+  if (options.newName !== undefined) return usage(`--new-name applies to renamePreview only, not to ${operation}.`)
+  return Either.right(options.body === true ? { include_body: true } : {})
+}
+
+const baseArguments = (
+  operation: LspToolInput.ToolOperation,
+  target: string,
+  options: {
+    readonly symbol?: string | undefined
+    readonly file?: string | undefined
+    readonly severity?: string | undefined
+  }
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
   const misplaced = (option: string, where: string) =>
     Either.left(new UsageError({ message: `${option} applies to ${where} only, not to ${operation}.` }))

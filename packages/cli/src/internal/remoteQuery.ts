@@ -19,7 +19,17 @@ import { UsageError } from "./errors.js"
 import { queryArguments } from "./location.js"
 import * as RemoteTarget from "./remoteTarget.js"
 
-const valueOptions = ["symbol", "file", "severity", "cwd", "config", "remote", "token-file", "ca-file"] as const
+const valueOptions = [
+  "symbol",
+  "file",
+  "severity",
+  "new-name",
+  "cwd",
+  "config",
+  "remote",
+  "token-file",
+  "ca-file"
+] as const
 type ValueOption = typeof valueOptions[number]
 
 export interface Parsed {
@@ -27,6 +37,8 @@ export interface Parsed {
   readonly target: string
   readonly options: Partial<Record<ValueOption, string>>
   readonly json: boolean
+  /** `--body`; absent means not given. */
+  readonly body?: boolean
 }
 
 /** `query <operation> <target>` with the query options, or `undefined` for anything else. */
@@ -35,6 +47,7 @@ export const parse = (args: ReadonlyArray<string>): Parsed | undefined => {
   const positional: Array<string> = []
   const options: Partial<Record<ValueOption, string>> = {}
   let json = false
+  let body = false
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]!
     if (!arg.startsWith("-")) {
@@ -43,6 +56,10 @@ export const parse = (args: ReadonlyArray<string>): Parsed | undefined => {
     }
     if (arg === "--json") {
       json = true
+      continue
+    }
+    if (arg === "--body") {
+      body = true
       continue
     }
     const equals = arg.indexOf("=")
@@ -57,7 +74,7 @@ export const parse = (args: ReadonlyArray<string>): Parsed | undefined => {
     }
   }
   if (positional.length !== 2 || options.remote === undefined) return undefined
-  return { operation: positional[0]!, target: positional[1]!, options, json }
+  return { operation: positional[0]!, target: positional[1]!, options, json, body }
 }
 
 // The tool's modules one by one: its index would also load the @effect/ai and MCP adapters.
@@ -85,7 +102,13 @@ export const program = (
     const toolArguments = yield* queryArguments(
       parsed.operation as Parameters<typeof queryArguments>[0],
       parsed.target,
-      { symbol: parsed.options.symbol, file: parsed.options.file, severity: parsed.options.severity }
+      {
+        symbol: parsed.options.symbol,
+        file: parsed.options.file,
+        severity: parsed.options.severity,
+        body: parsed.body === true,
+        newName: parsed.options["new-name"]
+      }
     )
     const remote = yield* Either.mapLeft(
       RemoteTarget.parse(parsed.options.remote!),

@@ -6,12 +6,19 @@
  * one line saying what a `symbol` was resolved to and one line per reason the answer may be incomplete; an
  * empty answer off any identifier says so and lists the line's identifiers. Two caps keep the text
  * bounded: `maxLocations` location, symbol or call lines, then `maxResultChars` characters for the whole text,
- * notices included.
+ * notices included. With `include_body`, each location or symbol is followed by its code (see `renderBody.ts`);
+ * a rename preview is a list of edits (see `renderEdits.ts`).
  * Rendering never changes the canonical result. `LspToolRender` publishes what callers need of it.
  */
-import { LspIdentifiers, LspResult } from "@lsp-seam/lsp"
+// LspResultRead, not LspResult: rendering must not load the Schemas (the command's remote edge renders too).
+import { type LspResult, LspResultRead } from "@lsp-seam/lsp"
 import { fromSeamPosition } from "./input/convert.js"
+import { type Bodies, bodyOf, makeBodies } from "./renderBody.js"
+import { renderEdits } from "./renderEdits.js"
+import { truncate } from "./truncate.js"
 import * as UriPath from "./uriPath.js"
+
+export { truncate, truncationNotice } from "./truncate.js"
 
 /**
  * The text for a navigation result without locations.
@@ -36,6 +43,10 @@ export const noHoverInformation = "No hover information."
 export interface RenderOptions {
   readonly maxLocations: number
   readonly maxResultChars: number
+  /** Lines of code per body (since 0.3.0; default 150). */
+  readonly maxBodyLines?: number | undefined
+  /** UTF-8 bytes of code per answer, all bodies together (since 0.3.0; default 12 000). */
+  readonly maxBodyBytes?: number | undefined
 }
 
 /**
@@ -50,6 +61,8 @@ export interface RenderRequest {
   readonly line?: number | undefined
   readonly character?: number | undefined
   readonly symbol?: string | undefined
+  /** Whether the model asked for code (since 0.3.0): a location without a body then says why. */
+  readonly include_body?: boolean | undefined
 }
 
 /**
@@ -75,22 +88,17 @@ export const omissionLine = (omitted: number, maxLocations: number, noun = "loca
   `${omitted} more ${noun}${omitted === 1 ? "" : "s"} omitted (limit: ${maxLocations}).`
 
 /**
- * The notice that ends a text cut at `maxResultChars`.
- *
- * @since 0.1.0
- * @category rendering
- */
-export const truncationNotice = (totalChars: number, maxResultChars: number): string =>
-  `[truncated: ${totalChars} characters in total, limit ${maxResultChars}]`
-
-/**
  * Location lines, grouped by rendered path in order of first appearance (original order within a file),
  * at most `maxLocations` of them, then the omission line if any were left out; `No results.` when empty.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const renderLocations = (result: LspResult.LspLocationsResult, maxLocations: number): string => {
+export const renderLocations = (
+  result: LspResult.LspLocationsResult,
+  maxLocations: number,
+  bodies?: Bodies
+): string => {
   if (result.locations.length === 0) return noResults
   const paths = new Map<string, string>()
   const groups = new Map<string, Array<Entry>>()
@@ -101,7 +109,7 @@ export const renderLocations = (result: LspResult.LspLocationsResult, maxLocatio
       paths.set(location.uri, path)
     }
     const { character, line } = fromSeamPosition(location.range.start)
-    const entry = { text: `${path}:${line}:${character}`, path }
+    const entry: Entry = { text: `${path}:${line}:${character}`, path, more: bodyOf(bodies, path, location.body) }
     const group = groups.get(path)
     if (group === undefined) groups.set(path, [entry])
     else group.push(entry)
@@ -135,10 +143,11 @@ export const leftOutLine = (paths: ReadonlyArray<string>): string => {
   return `Not shown, by file: ${named.join(", ")}${more > 0 ? `, and ${more} more file${more === 1 ? "" : "s"}` : ""}.`
 }
 
-/** One rendered entry and the file it belongs to. */
+/** One rendered entry and the file it belongs to; `more`, the code below it, is rendered only if it is shown. */
 interface Entry {
   readonly text: string
   readonly path: string
+  readonly more?: (() => string) | undefined
 }
 
 /**
@@ -146,7 +155,10 @@ interface Entry {
  * that says in which files they are.
  */
 const capped = (entries: ReadonlyArray<Entry>, max: number, noun: string): string => {
-  const kept = entries.slice(0, max).map((entry) => entry.text)
+  const kept = entries.slice(0, max).map((entry) => {
+    const more = entry.more?.() ?? ""
+    return more === "" ? entry.text : `${entry.text}\n${more}`
+  })
   const left = entries.slice(max)
   if (left.length === 0) return kept.join("\n")
   return [...kept, omissionLine(left.length, max, noun), leftOutLine(left.map((entry) => entry.path))].join("\n")
@@ -178,7 +190,11 @@ export const symbolLine = (symbol: LspResult.LspSymbol, path: string, labelled =
  * @since 0.2.0
  * @category rendering
  */
-export const renderSymbols = (result: LspResult.LspSymbolsResult, maxLocations: number): string => {
+export const renderSymbols = (
+  result: LspResult.LspSymbolsResult,
+  maxLocations: number,
+  bodies?: Bodies
+): string => {
   if (result.symbols.length === 0) return noResults
   const places = new Map<string, { readonly text: string; readonly inside: boolean }>()
   const groups = new Map<string, Array<LspResult.LspSymbol>>()
@@ -201,7 +217,9 @@ export const renderSymbols = (result: LspResult.LspSymbolsResult, maxLocations: 
     const sorted = [...group].sort((a, b) =>
       comparePositions(a.range.start, b.range.start) || (a.depth ?? 0) - (b.depth ?? 0)
     )
-    for (const symbol of sorted) lines.push({ text: symbolLine(symbol, path, labelled), path })
+    for (const symbol of sorted) {
+      lines.push({ text: symbolLine(symbol, path, labelled), path, more: bodyOf(bodies, path, symbol.body) })
+    }
   }
   return capped(lines, maxLocations, "symbol")
 }
@@ -281,27 +299,6 @@ export const renderHover = (result: LspResult.LspHoverResult): string =>
     // Servers often wrap markdown in blank lines; they cost tokens and say nothing.
     : result.hover.contents.replace(/^(?:[ \t]*\r?\n)+|(?:\r?\n[ \t]*)+$/g, "")
 
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
-
-/**
- * Caps `text` at `maxResultChars` UTF-16 code units. A longer text is cut and ends with a newline and the
- * truncation notice, and is then exactly `maxResultChars` long; when even the notice does not fit, the text
- * is the notice cut to the cap. A cut never splits a surrogate pair: the orphaned half becomes `…`.
- *
- * @since 0.1.0
- * @category rendering
- */
-export const truncate = (text: string, maxResultChars: number): string => {
-  if (text.length <= maxResultChars) return text
-  const notice = truncationNotice(text.length, maxResultChars)
-  if (notice.length >= maxResultChars) return notice.slice(0, maxResultChars)
-  const keep = maxResultChars - notice.length - 1
-  const kept = keep > 0 && isHighSurrogate(text.charCodeAt(keep - 1))
-    ? text.slice(0, keep - 1) + "…"
-    : text.slice(0, keep)
-  return `${kept}\n${notice}`
-}
-
 /**
  * The line that names what `symbol` was resolved to, one-based: ``Resolved `add` to m.js:1:17.``, plus how
  * many occurrences the line has when there were several, and a warning when the occurrence is in a string or
@@ -357,14 +354,14 @@ export const incompleteLine = (reason: LspResult.IncompleteReason): string =>
 /**
  * The sentence after `No results.` / `No hover information.` when the position was off any identifier:
  * `Line 3, column 5 is not on an identifier; identifiers on line 3: add (column 17), x (column 21).`
- * (one-based, at most `LspIdentifiers.listLimit` identifiers).
+ * (one-based, at most `LspResultRead.listLimit` identifiers).
  *
  * @since 0.2.0
  * @category rendering
  */
 export const offIdentifierSentence = (off: LspResult.OffIdentifier): string =>
   `Line ${off.line + 1}, column ${off.character + 1} is not on an identifier; ${
-    LspIdentifiers.describeLine(off.line, off.identifiers)
+    LspResultRead.describeLine(off.line, off.identifiers)
   }.`
 
 /**
@@ -395,18 +392,25 @@ export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLoc
   return capped([...groups.values()].flat(), maxLocations, "diagnostic")
 }
 
-const renderAnswer = (result: LspResult.LspQueryResult, maxLocations: number): string => {
+const renderAnswer = (result: LspResult.LspQueryResult, options: RenderOptions, asked: boolean): string => {
+  const maxLocations = options.maxLocations
   switch (result.kind) {
     case "locations":
-      return renderLocations(result, maxLocations)
+      return renderLocations(result, maxLocations, makeBodies(options, asked))
     case "hover":
       return renderHover(result)
     case "symbols":
-      return renderSymbols(result, maxLocations)
+      return renderSymbols(result, maxLocations, makeBodies(options, asked))
     case "calls":
       return renderCalls(result, maxLocations)
     case "diagnostics":
       return renderDiagnostics(result, maxLocations)
+    case "edits":
+      return renderEdits(
+        result,
+        (uri) => renderUri(uri, result.resolvedWorkspaceUri),
+        (entries, noun) => capped(entries, maxLocations, noun)
+      )
   }
 }
 
@@ -423,11 +427,11 @@ export const render = (
   options: RenderOptions,
   request?: RenderRequest
 ): string => {
-  const answer = renderAnswer(result, options.maxLocations)
-  const body = result.offIdentifier !== undefined && LspResult.isEmpty(result)
+  const answer = renderAnswer(result, options, request?.include_body === true)
+  const body = result.offIdentifier !== undefined && LspResultRead.isEmpty(result)
     ? `${answer} ${offIdentifierSentence(result.offIdentifier)}`
     : answer
-  const header = [...resolution(result, request), ...LspResult.incompleteReasonsOf(result).map(incompleteLine)]
+  const header = [...resolution(result, request), ...LspResultRead.incompleteReasonsOf(result).map(incompleteLine)]
   return truncate(header.length === 0 ? body : `${header.join("\n")}\n${body}`, options.maxResultChars)
 }
 
@@ -437,4 +441,4 @@ export const render = (
  * @since 0.1.0
  * @category rendering
  */
-export const incompleteNote = incompleteLine(LspResult.readiness)
+export const incompleteNote = incompleteLine(LspResultRead.readiness)

@@ -44,8 +44,9 @@ const calls = (
  */
 export const ask = (
   instance: ServerInstance.ServerInstance,
-  // Diagnostics are not one request but a wait on what the server pushes: see diagnostics.ts.
-  query: Exclude<LspQuery.LspProviderQuery, { readonly operation: "diagnostics" }>,
+  // Diagnostics are not one request but a wait on what the server pushes (see diagnostics.ts), and a rename
+  // preview needs the host's files (see renamePreview.ts).
+  query: Exclude<LspQuery.LspProviderQuery, { readonly operation: "diagnostics" | "renamePreview" }>,
   uri: string,
   /** The query's workspace, which the result's paths are shown relative to (the server may run below it). */
   workspaceUri: string

@@ -7,6 +7,7 @@ import { type LspError, LspError as Errors, type LspQuery, LspResult } from "@ls
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Diagnostics from "../answers/diagnostics.js"
+import * as RenamePreview from "../answers/renamePreview.js"
 import * as Requests from "../answers/requests.js"
 import * as Documents from "../documents/documents.js"
 import { readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
@@ -132,7 +133,14 @@ const request = (
         workspaceUri: key.workspace.uri
       })
     }
-    return yield* Requests.ask(instance, query, uri, key.workspace.uri).pipe(
+    const asked = query.operation === "renamePreview"
+      ? RenamePreview.preview(instance, spec.providerId, { uri, position: query.position, newName: query.newName }, {
+        services,
+        workspace: key.workspace,
+        maxDocumentBytes: spec.config.maxDocumentBytes
+      })
+      : Requests.ask(instance, query, uri, key.workspace.uri)
+    return yield* asked.pipe(
       Effect.catchIf(isUnknownMethod, (error) =>
         Errors.unsupportedOperation(
           `The "${spec.providerId}" language server does not support ${query.operation}: it advertises ` +

@@ -17,7 +17,9 @@
  *    a cross-file question about a file no project marker governs first opens the workspace's files (within
  *    `looseFiles`), else its answer is flagged (host/projectModel);
  * 9. close the scope: the document is closed, the lease ends, the permit passes on — in that order, however
- *    the query ended.
+ *    the query ended;
+ * 10. with `includeBody`, give each location or symbol its declaration's text (host/bodies), asking the
+ *    documentSymbol of each file it points into as a query of its own on the same server.
  *
  * A transport failure in steps 4–8 evicts the server and is retried once on a fresh one (servers/failures).
  */
@@ -39,6 +41,7 @@ import * as ServerKey from "../servers/serverKey.js"
 import type { Servers } from "../servers/servers.js"
 import { isCrossFile } from "../wire/capabilities.js"
 import { attempt, type Located, type Target } from "./attempt.js"
+import * as Bodies from "./bodies.js"
 import * as ProjectModel from "./projectModel.js"
 
 export interface Dependencies {
@@ -169,6 +172,26 @@ const inQueryScope = <A, E>(owner: Scope.Scope, use: Effect.Effect<A, E, Scope.S
 
 /** The query pipeline of a host: `run` answers one query for the provider of `spec`. */
 export const make = ({ owner, permits, servers, services }: Dependencies) => {
+  // A body's declarations: the file's documentSymbol, asked as a query of its own on the query's server.
+  const bodyContext = (target: Target, workspace: Workspace): Bodies.BodyContext => {
+    const languages = ServerInstance.languagesOf(target.spec)
+    return {
+      services,
+      workspace,
+      maxDocumentBytes: target.spec.config.maxDocumentBytes,
+      languageOf: (path) => languages.get(LspExtension.finalExtension(path)),
+      documentSymbols: (filePath, languageId) =>
+        inQueryScope(
+          owner,
+          answer(target, permits, {
+            operation: "documentSymbol",
+            filePath,
+            workspaceRoot: workspace.path,
+            languageId
+          }, { filePath, languageId })
+        )
+    }
+  }
   // Providers whose server, once started, turned out unable to search the workspace: skipped from then on.
   const cannotSearch = new Set<string>()
   const run = (
@@ -187,13 +210,16 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       const root = yield* rootFor(services, workspace, file.filePath, spec.config.rootMarkers)
       const target: Target = { services, servers, spec, key: ServerKey.make(spec.providerId, workspace, root) }
       const answered = inQueryScope(owner, answer(target, permits, query, file))
-      if (!search) return yield* answered
-      return yield* Effect.catchIf(answered, (error) =>
-        error.code === "LSP_UNSUPPORTED_OPERATION", () =>
-        Effect.sync(() => {
-          cannotSearch.add(spec.providerId)
-          return nothing
-        }))
+      const result = yield* !search ?
+        answered :
+        Effect.catchIf(answered, (error) => error.code === "LSP_UNSUPPORTED_OPERATION", () =>
+          Effect.sync(() => {
+            cannotSearch.add(spec.providerId)
+            return nothing
+          }))
+      const bodies = query.operation !== "diagnostics" && query.operation !== "renamePreview" &&
+        query.includeBody === true
+      return bodies ? yield* Bodies.attach(bodyContext(target, workspace), query.operation, result) : result
     }).pipe(
       // One span per query, not per message: spans cost as much as the rest of a message's handling. No
       // stack capture, which would cost more still.

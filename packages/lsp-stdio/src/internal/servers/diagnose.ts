@@ -50,7 +50,8 @@ const supported = (
   outgoingCalls: advertisedBy("outgoingCalls"),
   documentSymbol: advertisedBy("documentSymbol"),
   workspaceSymbol: advertisedBy("workspaceSymbol"),
-  diagnostics: advertisedBy("diagnostics")
+  diagnostics: advertisedBy("diagnostics"),
+  renamePreview: advertisedBy("renamePreview")
 })
 
 const noOperations = supported(() => false)

@@ -73,7 +73,8 @@ export const ServerCapabilities = Schema.Struct({
   callHierarchyProvider: Schema.optional(Schema.Unknown),
   documentSymbolProvider: Schema.optional(Schema.Unknown),
   workspaceSymbolProvider: Schema.optional(Schema.Unknown),
-  diagnosticProvider: Schema.optional(Schema.Unknown)
+  diagnosticProvider: Schema.optional(Schema.Unknown),
+  renameProvider: Schema.optional(Schema.Unknown)
 })
 
 export type ServerCapabilities = typeof ServerCapabilities.Type
@@ -96,7 +97,9 @@ export const clientCapabilities = {
     workspaceFolders: true,
     configuration: true,
     // No resolveSupport: every answer must carry its ranges.
-    symbol: { dynamicRegistration: false, symbolKind: symbolKinds }
+    symbol: { dynamicRegistration: false, symbolKind: symbolKinds },
+    // Rename previews: edits per document, and file operations, so that they are listed rather than lost.
+    workspaceEdit: { documentChanges: true, resourceOperations: ["create", "rename", "delete"] }
   },
   textDocument: {
     synchronization: { dynamicRegistration: false },
@@ -106,6 +109,7 @@ export const clientCapabilities = {
     references: { dynamicRegistration: false },
     typeDefinition: { dynamicRegistration: false, linkSupport: true },
     callHierarchy: { dynamicRegistration: false },
+    rename: { dynamicRegistration: false, prepareSupport: true },
     documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds },
     // Versions let a query tell a set computed for the text it synced from one for an older text.
     publishDiagnostics: { relatedInformation: false, versionSupport: true },

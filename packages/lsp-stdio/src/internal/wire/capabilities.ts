@@ -21,7 +21,10 @@ export const operations = {
   documentSymbol: { capability: "documentSymbolProvider", method: "textDocument/documentSymbol" },
   workspaceSymbol: { capability: "workspaceSymbolProvider", method: "workspace/symbol" },
   // Pulled when the server advertises it; otherwise every server may push (see diagnostics.ts).
-  diagnostics: { capability: "diagnosticProvider", method: "textDocument/diagnostic" }
+  diagnostics: { capability: "diagnosticProvider", method: "textDocument/diagnostic" },
+  // Preceded by textDocument/prepareRename where the server offers it (`prepareProvider`); the WorkspaceEdit
+  // it answers is listed, never applied.
+  renamePreview: { capability: "renameProvider", method: "textDocument/rename" }
 } as const satisfies Record<LspQuery.LspOperation, { readonly capability: string; readonly method: string }>
 
 /** The second request of the call hierarchy, per direction. */
@@ -46,6 +49,13 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 /** A capability is on when it is `true` or an options object. */
 export const advertised = (value: unknown): boolean => value === true || (isRecord(value) && !Array.isArray(value))
+
+/** The request that asks whether a position can be renamed, before the rename. */
+export const prepareRenameMethod = "textDocument/prepareRename"
+
+/** Whether the server answers `textDocument/prepareRename`: its `renameProvider` says `prepareProvider: true`. */
+export const preparesRename = (renameProvider: unknown): boolean =>
+  isRecord(renameProvider) && renameProvider.prepareProvider === true
 
 /** Transient open needs open/close notifications: sync kind Full (1) or Incremental (2), or `openClose`. */
 export const opensTransiently = (sync: unknown): boolean =>

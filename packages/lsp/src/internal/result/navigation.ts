@@ -3,10 +3,12 @@
 import * as Schema from "effect/Schema"
 import { LspRange } from "../../LspQuery.js"
 import * as Annotations from "./annotations.js"
+import { LspBody } from "./body.js"
 
 export const LspLocation = Schema.Struct({
   uri: Schema.String,
-  range: LspRange
+  range: LspRange,
+  body: Schema.optional(LspBody)
 })
 
 export type LspLocation = typeof LspLocation.Type

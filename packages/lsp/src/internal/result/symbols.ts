@@ -3,6 +3,7 @@
 import * as Schema from "effect/Schema"
 import { LspRange } from "../../LspQuery.js"
 import * as Annotations from "./annotations.js"
+import { LspBody } from "./body.js"
 
 export const SymbolKindName = Schema.Literal(
   "File",
@@ -44,7 +45,8 @@ export const LspSymbol = Schema.Struct({
   range: LspRange,
   selectionRange: LspRange,
   depth: Schema.optional(Schema.NonNegativeInt),
-  provider: Schema.optional(Schema.String)
+  provider: Schema.optional(Schema.String),
+  body: Schema.optional(LspBody)
 })
 
 export type LspSymbol = typeof LspSymbol.Type

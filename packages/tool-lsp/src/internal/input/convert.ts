@@ -26,22 +26,37 @@ export const toQueryRequest = (
   input: InputSchema.LspToolInput,
   workspaceRoot: string
 ): LspQuery.LspQueryRequest => {
+  const body = "include_body" in input && input.include_body === true ? { includeBody: true } : {}
   switch (input.operation) {
     case "documentSymbol":
-      return { operation: input.operation, filePath: input.file_path, workspaceRoot }
+      return { operation: input.operation, filePath: input.file_path, workspaceRoot, ...body }
     case "diagnostics":
       return input.severity === undefined
         ? { operation: input.operation, filePath: input.file_path, workspaceRoot }
         : { operation: input.operation, filePath: input.file_path, workspaceRoot, severity: input.severity }
     case "workspaceSymbol":
       return input.file_path === undefined
-        ? { operation: input.operation, query: input.query, workspaceRoot }
-        : { operation: input.operation, query: input.query, workspaceRoot, filePath: input.file_path }
+        ? { operation: input.operation, query: input.query, workspaceRoot, ...body }
+        : { operation: input.operation, query: input.query, workspaceRoot, filePath: input.file_path, ...body }
+    case "renamePreview": {
+      const position = toSeamPosition({ line: input.line, character: input.character ?? 1 })
+      const request = { operation: input.operation, filePath: input.file_path, position, workspaceRoot }
+      return input.symbol === undefined
+        ? { ...request, newName: input.new_name }
+        : { ...request, newName: input.new_name, symbol: input.symbol }
+    }
     default: {
       const position = toSeamPosition({ line: input.line, character: input.character ?? 1 })
       return input.symbol === undefined
-        ? { operation: input.operation, filePath: input.file_path, position, workspaceRoot }
-        : { operation: input.operation, filePath: input.file_path, position, workspaceRoot, symbol: input.symbol }
+        ? { operation: input.operation, filePath: input.file_path, position, workspaceRoot, ...body }
+        : {
+          operation: input.operation,
+          filePath: input.file_path,
+          position,
+          workspaceRoot,
+          symbol: input.symbol,
+          ...body
+        }
     }
   }
 }

@@ -81,3 +81,10 @@ export const diagnosticsFilePathFix =
 /** How to fix `severity`. */
 export const severityFix =
   "give the least serious kind to include: \"error\", \"warning\" (the default), \"information\" or \"hint\"."
+
+/** How to fix `include_body`. */
+export const includeBodyFix =
+  "give true to have each location's code (the whole declaration) in the answer, or leave it out."
+
+/** How to fix `new_name` of renamePreview. */
+export const newNameFix = "renamePreview needs new_name, the symbol's new name, e.g. \"parseSettings\"."

@@ -10,7 +10,8 @@ export const ToolOperation = Schema.Literal(
   ...LspQuery.LspPositionOperation.literals,
   ...LspQuery.LspDocumentOperation.literals,
   "workspaceSymbol",
-  "diagnostics"
+  "diagnostics",
+  "renamePreview"
 )
 
 /** One of `ToolOperation`'s literals. */
@@ -22,11 +23,33 @@ export const allOperations: readonly [ToolOperation, ...Array<ToolOperation>] = 
 /** A non-empty list of operations a tool offers. */
 export type Operations = ReadonlyArray<ToolOperation>
 
-const positionOperations: ReadonlyArray<string> = LspQuery.LspPositionOperation.literals
+const positionOperations: ReadonlyArray<string> = [...LspQuery.LspPositionOperation.literals, "renamePreview"]
 
-/** Whether the operation points at a symbol with a file and a position. */
-export const isPositionOperation = (operation: ToolOperation): operation is LspQuery.LspPositionOperation =>
-  positionOperations.includes(operation)
+/** Whether the operation points at a symbol with a file and a position (renamePreview does, with new_name). */
+export const isPositionOperation = (
+  operation: ToolOperation
+): operation is LspQuery.LspPositionOperation | "renamePreview" => positionOperations.includes(operation)
+
+/** The operations that take `include_body`: each location or symbol of their answer with its code. */
+export const bodyOperations: ReadonlyArray<ToolOperation> = [
+  "goToDefinition",
+  "goToTypeDefinition",
+  "goToImplementation",
+  "documentSymbol",
+  "workspaceSymbol"
+]
+
+/** Whether the operation takes `include_body`. */
+export const takesBody = (operation: ToolOperation): boolean => bodyOperations.includes(operation)
+
+/**
+ * Whether a tool offering `operations` advertises `include_body` (in its schema, description and prompt): when
+ * it offers an operation that takes it, except with only the reference's four, whose card stays 0.1.0's
+ * verbatim (the argument is still accepted there).
+ */
+export const offersBody = (operations: Operations): boolean =>
+  operations.some(takesBody) &&
+  !operations.every((operation) => (LspQuery.referenceOperations as ReadonlyArray<string>).includes(operation))
 
 /** The offered operations in the canonical order, each once. */
 export const canonical = (operations: Operations): ReadonlyArray<ToolOperation> =>

@@ -4,7 +4,7 @@
  * in `schema.ts`.
  */
 import { LspIdentifiers, LspQuery } from "@lsp-seam/lsp"
-import { canonical, isPositionOperation, type Operations, type ToolOperation } from "./operations.js"
+import { canonical, isPositionOperation, offersBody, type Operations, type ToolOperation } from "./operations.js"
 
 /** How each operation is named in the tool description (the reference's four exactly as before 0.2.0). */
 const descriptionTerm: Readonly<Record<ToolOperation, string>> = {
@@ -17,7 +17,8 @@ const descriptionTerm: Readonly<Record<ToolOperation, string>> = {
   outgoingCalls: "outgoingCalls (callees)",
   documentSymbol: "documentSymbol (a file's outline)",
   workspaceSymbol: "workspaceSymbol (find declarations by name)",
-  diagnostics: "diagnostics (a file's current errors and warnings)"
+  diagnostics: "diagnostics (a file's current errors and warnings)",
+  renamePreview: "renamePreview (the edits a rename would make, listed, never written)"
 }
 
 /** How each operation is explained in the `operation` argument's description. */
@@ -31,7 +32,8 @@ const operationMeaning: Readonly<Record<ToolOperation, string>> = {
   outgoingCalls: "outgoingCalls: the functions it calls, with call sites.",
   documentSymbol: "documentSymbol: the symbols declared in file_path, nested.",
   workspaceSymbol: "workspaceSymbol: declarations whose name matches query, across the workspace.",
-  diagnostics: "diagnostics: the errors and warnings of file_path as it is on disk now."
+  diagnostics: "diagnostics: the errors and warnings of file_path as it is on disk now.",
+  renamePreview: "renamePreview: every edit renaming the symbol to new_name would make (nothing is written)."
 }
 
 const listed = (terms: ReadonlyArray<string>): string =>
@@ -57,6 +59,8 @@ export const descriptionFor = (operations: Operations): string => {
     ...(offered.includes("diagnostics")
       ? ["diagnostics takes file_path, and severity to include information or hints."]
       : []),
+    ...(offered.includes("renamePreview") ? ["renamePreview also takes new_name."] : []),
+    ...(offersBody(offered) ? ["include_body: true adds each definition's or symbol's code."] : []),
     ...(positional && others.length > 0 ? ["Arguments an operation does not take are ignored."] : []),
     `${onlyLocations ? "Locations" : "Results"} come back as path:line:character lines (one-based), grouped by ` +
     "file, relative to the workspace when inside it."
@@ -91,3 +95,10 @@ export const query = "workspaceSymbol: the name or part of a name to search for.
 
 /** The `severity` argument's description. */
 export const severity = "diagnostics: the least serious kind to include (default warning: errors and warnings)."
+
+/** The `include_body` argument's description. */
+export const includeBody = "goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol, workspaceSymbol: " +
+  "true to get each location's code (the whole declaration, with line numbers) in the same answer."
+
+/** The `new_name` argument's description. */
+export const newName = "renamePreview: the new name of the symbol."

@@ -6,7 +6,7 @@
 import { LspQuery } from "@lsp-seam/lsp"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import { canonical, isPositionOperation, type Operations, type ToolOperation } from "./operations.js"
+import { canonical, isPositionOperation, offersBody, type Operations, type ToolOperation } from "./operations.js"
 import * as Prose from "./prose.js"
 
 /** The `operation` argument for the offered operations: their literals, each explained. */
@@ -46,6 +46,12 @@ export const SymbolName = Schema.String.annotations({ description: Prose.symbol 
 /** The workspaceSymbol search text: not blank. */
 export const Query = Schema.String.pipe(Schema.pattern(/\S/)).annotations({ description: Prose.query })
 
+/** Whether to answer with each location's code. */
+export const IncludeBody = Schema.Boolean.annotations({ description: Prose.includeBody })
+
+/** The new name of a rename preview: not blank. */
+export const NewName = Schema.String.pipe(Schema.pattern(/\S/)).annotations({ description: Prose.newName })
+
 /** The diagnostics threshold: this severity or worse. */
 export const Severity = LspQuery.LspSeverity.annotations({ description: Prose.severity })
 
@@ -65,7 +71,8 @@ export const PositionInput = Schema.Struct({
   file_path: FilePath,
   line: Line,
   character: Schema.optional(Character),
-  symbol: Schema.optional(SymbolName)
+  symbol: Schema.optional(SymbolName),
+  include_body: Schema.optional(IncludeBody)
 })
 
 /** `PositionInput` once validated. */
@@ -74,7 +81,8 @@ export type PositionInput = typeof PositionInput.Type
 /** Validated input of documentSymbol. */
 export const DocumentInput = Schema.Struct({
   operation: LspQuery.LspDocumentOperation,
-  file_path: FilePath
+  file_path: FilePath,
+  include_body: Schema.optional(IncludeBody)
 })
 
 /** `DocumentInput` once validated. */
@@ -84,14 +92,34 @@ export type DocumentInput = typeof DocumentInput.Type
 export const WorkspaceSymbolInput = Schema.Struct({
   operation: Schema.Literal("workspaceSymbol"),
   query: Query,
-  file_path: Schema.optional(FilePath)
+  file_path: Schema.optional(FilePath),
+  include_body: Schema.optional(IncludeBody)
 })
 
 /** `WorkspaceSymbolInput` once validated. */
 export type WorkspaceSymbolInput = typeof WorkspaceSymbolInput.Type
 
+/** Validated input of renamePreview: a position operation's arguments and the new name. */
+export const RenameInput = Schema.Struct({
+  operation: Schema.Literal("renamePreview"),
+  file_path: FilePath,
+  line: Line,
+  character: Schema.optional(Character),
+  symbol: Schema.optional(SymbolName),
+  new_name: NewName
+})
+
+/** `RenameInput` once validated. */
+export type RenameInput = typeof RenameInput.Type
+
 /** The tool's input once validated, discriminated by `operation`. */
-export const LspToolInput = Schema.Union(PositionInput, DocumentInput, WorkspaceSymbolInput, DiagnosticsInput)
+export const LspToolInput = Schema.Union(
+  PositionInput,
+  DocumentInput,
+  WorkspaceSymbolInput,
+  DiagnosticsInput,
+  RenameInput
+)
 
 /** `LspToolInput` once validated. */
 export type LspToolInput = typeof LspToolInput.Type
@@ -113,6 +141,8 @@ export const parametersFor = (operations: Operations): Schema.Schema<unknown, un
   }
   if (offered.includes("workspaceSymbol")) fields.query = Schema.optional(Query)
   if (offered.includes("diagnostics")) fields.severity = Schema.optional(Severity)
+  if (offersBody(offered)) fields.include_body = Schema.optional(IncludeBody)
+  if (offered.includes("renamePreview")) fields.new_name = Schema.optional(NewName)
   return Schema.Struct(fields) as unknown as Schema.Schema<unknown, unknown>
 }
 

@@ -8,8 +8,8 @@ import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Messages from "./messages.js"
-import { allOperations, canonical, type Operations, type ToolOperation } from "./operations.js"
-import { FilePath, OneBased, Query } from "./schema.js"
+import { allOperations, canonical, type Operations, takesBody, type ToolOperation } from "./operations.js"
+import { FilePath, NewName, OneBased, Query } from "./schema.js"
 import type * as InputSchema from "./schema.js"
 
 type Input = Readonly<Record<string, unknown>>
@@ -19,11 +19,49 @@ const isFilePath = Schema.is(FilePath)
 const isOneBased = Schema.is(OneBased)
 const isQuery = Schema.is(Query)
 const isSeverity = Schema.is(LspQuery.LspSeverity)
+const isNewName = Schema.is(NewName)
+
+/** `include_body` for the operations that take it: absent, or a boolean (only `true` is kept). */
+const includeBody = (input: Input): Either.Either<{ readonly include_body?: true }, LspError.LspError> => {
+  const { include_body } = input
+  if (include_body === undefined || include_body === false) return Either.right({})
+  return include_body === true
+    ? Either.right({ include_body: true })
+    : Either.left(Messages.problem("include_body", include_body, Messages.includeBodyFix))
+}
 
 const validatePosition = (
   operation: LspQuery.LspPositionOperation,
   input: Input
-): Either.Either<InputSchema.PositionInput, LspError.LspError> => {
+): Either.Either<InputSchema.PositionInput, LspError.LspError> =>
+  Either.flatMap(
+    validateAt(operation, input),
+    (position) =>
+      takesBody(operation)
+        ? Either.map(includeBody(input), (body): InputSchema.PositionInput => ({ ...position, ...body }))
+        : Either.right(position)
+  )
+
+const validateRename = (input: Input): Either.Either<InputSchema.RenameInput, LspError.LspError> =>
+  Either.flatMap(validateAt("renamePreview", input), (position) =>
+    isNewName(input.new_name)
+      ? Either.right({ ...position, operation: "renamePreview", new_name: input.new_name })
+      : Either.left(Messages.problem("new_name", input.new_name, Messages.newNameFix)))
+
+/** The file and position of an operation at a position (`character`, or `symbol` near `line`). */
+const validateAt = <O extends LspQuery.LspPositionOperation | "renamePreview">(
+  operation: O,
+  input: Input
+): Either.Either<
+  {
+    readonly operation: O
+    readonly file_path: string
+    readonly line: number
+    readonly character?: number
+    readonly symbol?: string
+  },
+  LspError.LspError
+> => {
   const { character, file_path, line, symbol } = input
   if (!isFilePath(file_path)) return Either.left(Messages.problem("file_path", file_path, Messages.positionFilePathFix))
   if (!isOneBased(line)) return Either.left(Messages.problem("line", line, Messages.lineFix))
@@ -39,7 +77,7 @@ const validatePosition = (
   if (typeof symbol !== "string") return Either.left(Messages.problem("symbol", symbol, Messages.symbolFix))
   return Either.map(
     LspIdentifiers.checkSymbol(symbol),
-    (): InputSchema.PositionInput =>
+    () =>
       column === undefined
         ? { operation, file_path, line, symbol }
         : { operation, file_path, line, character: column, symbol }
@@ -48,7 +86,10 @@ const validatePosition = (
 
 const validateDocument = (input: Input): Either.Either<InputSchema.DocumentInput, LspError.LspError> =>
   isFilePath(input.file_path)
-    ? Either.right({ operation: "documentSymbol", file_path: input.file_path })
+    ? Either.map(
+      includeBody(input),
+      (body) => ({ operation: "documentSymbol", file_path: input.file_path as string, ...body })
+    )
     : Either.left(Messages.problem("file_path", input.file_path, Messages.documentFilePathFix))
 
 const validateWorkspaceSymbol = (
@@ -56,10 +97,16 @@ const validateWorkspaceSymbol = (
 ): Either.Either<InputSchema.WorkspaceSymbolInput, LspError.LspError> => {
   const { file_path, query } = input
   if (!isQuery(query)) return Either.left(Messages.problem("query", query, Messages.queryFix))
-  if (file_path === undefined) return Either.right({ operation: "workspaceSymbol", query })
-  return isFilePath(file_path)
-    ? Either.right({ operation: "workspaceSymbol", query, file_path })
-    : Either.left(Messages.problem("file_path", file_path, Messages.workspaceSymbolFilePathFix))
+  if (file_path !== undefined && !isFilePath(file_path)) {
+    return Either.left(Messages.problem("file_path", file_path, Messages.workspaceSymbolFilePathFix))
+  }
+  return Either.map(
+    includeBody(input),
+    (body): InputSchema.WorkspaceSymbolInput =>
+      file_path === undefined
+        ? { operation: "workspaceSymbol", query, ...body }
+        : { operation: "workspaceSymbol", query, file_path, ...body }
+  )
 }
 
 const validateDiagnostics = (
@@ -96,5 +143,6 @@ export const validate = (
   if (offeredOperation === "documentSymbol") return validateDocument(input)
   if (offeredOperation === "workspaceSymbol") return validateWorkspaceSymbol(input)
   if (offeredOperation === "diagnostics") return validateDiagnostics(input)
+  if (offeredOperation === "renamePreview") return validateRename(input)
   return validatePosition(offeredOperation, input)
 }
