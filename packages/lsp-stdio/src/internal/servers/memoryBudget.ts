@@ -66,7 +66,6 @@ export const make = (options: {
   readonly memory: ProcessMemory.ProcessMemoryShape
   readonly maxMemory: string | number
   readonly waiting: (keyId: string) => Effect.Effect<number>
-  readonly sampleEveryMs?: number
 }): Effect.Effect<MemoryBudget, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { memory, pool } = options
@@ -153,9 +152,7 @@ export const make = (options: {
 
     if (enforced) {
       yield* Effect.forkScoped(
-        Effect.repeat(enforce, Schedule.spaced(options.sampleEveryMs ?? DEFAULT_SAMPLE_EVERY_MS)).pipe(
-          Effect.delay(options.sampleEveryMs ?? DEFAULT_SAMPLE_EVERY_MS)
-        )
+        Effect.repeat(enforce, Schedule.spaced(DEFAULT_SAMPLE_EVERY_MS)).pipe(Effect.delay(DEFAULT_SAMPLE_EVERY_MS))
       )
     }
 

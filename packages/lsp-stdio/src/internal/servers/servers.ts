@@ -56,8 +56,6 @@ export const make = (
     readonly maxServers: number
     /** The servers' memory budget, as configured (`maxMemory`). */
     readonly maxMemory: string | number
-    /** How often the budget measures the servers (default `MemoryBudget.DEFAULT_SAMPLE_EVERY_MS`). */
-    readonly memorySampleMs?: number
     /** How many queries wait for a server (its permit), for the status view. */
     readonly waiting: (keyId: string) => Effect.Effect<number>
   }
@@ -69,8 +67,7 @@ export const make = (
       pool,
       memory: world.memory,
       maxMemory: options.maxMemory,
-      waiting: options.waiting,
-      ...(options.memorySampleMs === undefined ? {} : { sampleEveryMs: options.memorySampleMs })
+      waiting: options.waiting
     })
     // Plain state: read and bumped in single synchronous steps.
     const starts = new Map<string, number>()
