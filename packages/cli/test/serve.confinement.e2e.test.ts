@@ -139,9 +139,15 @@ describe("a symlink swapped between check and open", () => {
           if ("text" in outcome) {
             assert.isTrue(insideTexts.has(outcome.text), `${outcome.file} answered ${JSON.stringify(outcome.text)}`)
           } else {
-            // Outside, missing (sub/ moved aside), or gone between the check and the open.
+            // Outside (refused by the served roots, or by the stdio host when the link flipped after their check),
+            // missing (sub/ moved aside), or gone between the check and the open.
             assert.include(
-              ["LSP_SOURCE_OUTSIDE_WORKSPACE", "LSP_SOURCE_NOT_FOUND", "LSP_SOURCE_NOT_A_FILE"],
+              [
+                "LSP_REMOTE_FORBIDDEN",
+                "LSP_SOURCE_OUTSIDE_WORKSPACE",
+                "LSP_SOURCE_NOT_FOUND",
+                "LSP_SOURCE_NOT_A_FILE"
+              ],
               outcome.error.code,
               `${outcome.file}: ${outcome.error.message}`
             )
@@ -178,7 +184,7 @@ const straced = (trace: string) => ["strace", "-f", "-qq", "-s", "4096", "-e", "
 
 describe("a refusal leaves no process and no file read outside", () => {
   it.scopedLive(
-    "refused workspaces (outside, /, .., a link out of the root): no process started, nothing below them traced",
+    "refused workspaces (outside, /, .., a link out) and files: no process started, nothing below them traced",
     () =>
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: { echoText: true } } })
@@ -220,19 +226,27 @@ describe("a refusal leaves no process and no file read outside", () => {
           [outside, "fake.fake"],
           ["/", NodePath.join(outside, "fake.fake")],
           [NodePath.join(fake.dir, ".."), NodePath.join(NodePath.basename(outside), "fake.fake")],
-          [NodePath.join(fake.dir, "link-out"), "fake.fake"]
+          [NodePath.join(fake.dir, "link-out"), "fake.fake"],
+          // A workspace inside, a file outside: existing or not, as written or through a link out of the root.
+          [fake.dir, NodePath.join(outside, "fake.fake")],
+          [fake.dir, NodePath.join(outside, "missing.fake")],
+          [fake.dir, "link-out/fake.fake"]
         ]
         // Refusals of paths that exist nowhere mark the start and the end of the refusals in the trace (resolving
         // such a path is the host's first and only look at it).
         const marker = (end: string) => `/lsp-seam-marker-${end}-${process.pid}-${Date.now()}`
         const [start, end] = [marker("start"), marker("end")]
         assert.strictEqual((yield* query(start, "fake.fake")).code, 1)
+        const fileRefusals = new Set<string>()
         for (const [cwd, file] of refusals) {
           const refused = yield* query(cwd, file)
           assert.strictEqual(refused.code, 1, `${cwd}: ${refused.stderr}`)
           assert.match(refused.stderr, /^error\[LSP_REMOTE_FORBIDDEN\]: /)
-          assert.deepStrictEqual(descendantsOf(served.pid), [], `a process under serve after refusing ${cwd}`)
+          assert.deepStrictEqual(descendantsOf(served.pid), [], `a process under serve after refusing ${cwd} ${file}`)
+          if (cwd === fake.dir) fileRefusals.add(refused.stderr.replace(JSON.stringify(file), "<file>"))
         }
+        // Whether the file outside exists, or where the link points, the refusal reads the same.
+        assert.strictEqual(fileRefusals.size, 1, [...fileRefusals].join("\n"))
         assert.strictEqual((yield* query(end, "fake.fake")).code, 1)
         // Then a query inside, whose server starts under serve. Once the inside query's file and server are in
         // the trace, so is everything the host did before.

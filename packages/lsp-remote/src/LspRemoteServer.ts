@@ -2,9 +2,10 @@
  * Serves the `LspService` in context to remote clients over `@effect/rpc`: on a private Unix domain socket
  * (the default) or on a WebSocket endpoint guarded by a bearer token. Every request is checked before the
  * RPC server decodes it (size, UTF-8, JSON, message shape) and Schema-validated by it; a query whose
- * workspace is outside the served roots (`ServeOptions.roots`) is refused (`LSP_REMOTE_FORBIDDEN`); queries then run
- * through the served `LspService` exactly as local ones do, so its workspace containment rules apply
- * unchanged, under the caller's deadline when the client sends one (`LspRpc.budgetHeader`). Interrupting a client's call, or losing the client, interrupts the handler's fiber.
+ * workspace or file is outside the served roots (`ServeOptions.roots`) is refused (`LSP_REMOTE_FORBIDDEN`);
+ * queries then run through the served `LspService` exactly as local ones do, so its workspace containment
+ * rules apply unchanged, under the caller's deadline when the client sends one (`LspRpc.budgetHeader`).
+ * Interrupting a client's call, or losing the client, interrupts the handler's fiber.
  *
  * @since 0.2.0
  */
@@ -60,7 +61,8 @@ export interface ServeOptions {
    * The directories this host serves at all (each must be an existing directory; symbolic links are resolved
    * when the Layer is built). A query whose workspace, after resolving `..` and symbolic links, is not inside
    * one of them is refused with `LSP_REMOTE_FORBIDDEN` before the served `LspService` sees it, and runs with
-   * that canonical workspace otherwise. Without it, every workspace is served.
+   * that canonical workspace otherwise. So is a query whose file (relative to that workspace, or absolute) is
+   * not inside one of them as written, or once resolved. Without it, every workspace is served.
    *
    * @since 0.3.0
    */
@@ -165,10 +167,13 @@ export const layerHandlers = (options: ServeOptions = {}) =>
     const admitted = (request: LspQuery.LspQueryRequest) =>
       roots === undefined
         ? Effect.succeed(request)
-        : Effect.map(
-          ServedRoots.admit(roots, request.workspaceRoot),
-          (workspaceRoot) => ({ ...request, workspaceRoot })
-        )
+        : Effect.flatMap(ServedRoots.admit(roots, request.workspaceRoot), (workspaceRoot) =>
+          Effect.as(
+            "filePath" in request && request.filePath !== undefined
+              ? ServedRoots.admitFile(roots, workspaceRoot, request.filePath)
+              : Effect.void,
+            { ...request, workspaceRoot }
+          ))
     return LspRpc.LspRpcs.of({
       Hello: () => Effect.succeed(hello),
       Query: (request, { clientId, headers }) =>

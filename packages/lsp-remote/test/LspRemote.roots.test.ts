@@ -75,4 +75,52 @@ describe("served roots", () => {
       const hello = yield* client.hello
       assert.deepStrictEqual(hello.roots, [root])
     }))
+
+  it.scopedLive("a file outside the roots is refused before the service sees it, alike whether it exists", () =>
+    Effect.gen(function*() {
+      const { base, outside, root } = yield* layout
+      Fs.writeFileSync(Path.join(outside, "secret", "x.ts"), "secret\n")
+      Fs.symlinkSync(Path.join(root, "project"), Path.join(outside, "secret", "back"))
+      const host = yield* makeHost
+      const seen = yield* Ref.make<ReadonlyArray<string>>([])
+      const service = Context.get(host.context, LspService.LspService)
+      const watched = Context.make(LspService.LspService, {
+        ...service,
+        query: (query) =>
+          Effect.zipRight(
+            Ref.update(seen, (all) => [...all, "filePath" in query ? query.filePath ?? "" : ""]),
+            service.query(query)
+          )
+      })
+      const socket = Path.join(base, "host.sock")
+      yield* serveSocket(watched, { path: socket, roots: [root] })
+      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(socket) })
+      const at = (filePath: string) => ({ ...request(filePath), workspaceRoot: root })
+      const messages = new Map<string, string>()
+      for (
+        const filePath of [
+          Path.join(outside, "secret", "x.ts"),
+          Path.join(outside, "secret", "missing.ts"),
+          "out/x.ts",
+          "out/missing.ts",
+          Path.join(root, "out", "x.ts"),
+          "../outside/secret/x.ts",
+          // Into the root through a link outside it: refused as written, before anything is looked at.
+          Path.join(outside, "in", "a.ts"),
+          // Out of the root and back: refused where it leaves (nothing below out's target is looked at).
+          "out/back/a.ts"
+        ]
+      ) {
+        const error = yield* Effect.flip(client.query(at(filePath)))
+        assert.strictEqual(error.code, "LSP_REMOTE_FORBIDDEN", filePath)
+        messages.set(filePath, error.message.replace(JSON.stringify(filePath), "<file>"))
+      }
+      assert.strictEqual(new Set(messages.values()).size, 1, [...messages.values()].join("\n"))
+      assert.notInclude([...messages.values()][0], outside)
+      assert.deepStrictEqual(yield* Ref.get(seen), [])
+      for (const filePath of ["src/a.ts", Path.join(root, "project", "a.ts"), "project/deep/../a.ts", "missing.ts"]) {
+        assert.strictEqual(yield* codeOf(client.query(at(filePath))), "success", filePath)
+      }
+      assert.strictEqual((yield* Ref.get(seen)).length, 4)
+    }))
 })

@@ -1,7 +1,7 @@
 /**
- * The directories a host serves at all: a query's workspace must lie inside one of them after `..` and
- * symbolic links are resolved, or it is refused with `LSP_REMOTE_FORBIDDEN` before the served `LspService`
- * sees it. The refusal reads the same whether the path exists or not.
+ * The directories a host serves at all: a query's workspace, and its file, must lie inside one of them after
+ * `..` and symbolic links are resolved, or it is refused with `LSP_REMOTE_FORBIDDEN` before the served
+ * `LspService` sees it. The refusal reads the same whether the path exists or not.
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
@@ -12,8 +12,10 @@ import * as Path from "node:path"
  * `path` made absolute with every symbolic link and `..` resolved as the kernel would, one component at a
  * time; from the first component that cannot be resolved (missing, not a directory, a loop, no permission)
  * the rest is taken lexically — nothing below such a component can exist, so it cannot be a link either.
+ * When `leave` holds for a resolved prefix, resolving stops there and that prefix is returned: nothing
+ * below it is looked at.
  */
-export const canonicalPath = (path: string): string => {
+export const canonicalPath = (path: string, leave?: (resolved: string) => boolean): string => {
   // Not `Path.resolve`: it would drop `link/..` lexically, where the kernel goes to the link target's parent.
   const absolute = Path.isAbsolute(path) ? path : `${process.cwd()}${Path.sep}${path}`
   let current = Path.parse(process.cwd()).root
@@ -28,6 +30,7 @@ export const canonicalPath = (path: string): string => {
     if (resolving) {
       try {
         current = Fs.realpathSync.native(next)
+        if (leave?.(current) === true) return current
         continue
       } catch {
         resolving = false
@@ -80,5 +83,33 @@ export const admit = (
         `and symbolic links it is not inside a served root (${roots.join(", ")}). ` +
         "Query a workspace inside one, or start the host with --root for it.",
       { workspaceRoot, roots }
+    )
+  })
+
+/**
+ * Refuses a query's file (`LSP_REMOTE_FORBIDDEN`) unless it lies inside one of `roots`, written so and once
+ * resolved: taken from the admitted `workspace` when relative, its path must be inside a root before anything
+ * is looked at, and again after `..` and symbolic links are resolved (a link in a root may point out; the
+ * resolution stops where it leaves the roots, so nothing below the link's target is looked at either).
+ * Without this the stdio host's own refusals (not found, or outside the workspace at its real path) would
+ * tell a client whether a path outside the roots exists and where a link there points.
+ * A NUL or an empty path is left to the host's own checks, which refuse it without looking.
+ */
+export const admitFile = (
+  roots: ReadonlyArray<string>,
+  workspace: string,
+  filePath: string
+): Effect.Effect<void, LspError.LspError> =>
+  Effect.suspend(() => {
+    if (filePath.length === 0 || filePath.includes("\0")) return Effect.void
+    const absolute = Path.isAbsolute(filePath) ? filePath : `${workspace}${Path.sep}${filePath}`
+    const inside = (path: string) => roots.some((root) => isInside(root, path))
+    // A prefix that is neither in a root nor above one (a link in a root pointing out) ends the resolution.
+    const left = (path: string) => !inside(path) && !roots.some((root) => isInside(path, root))
+    if (inside(Path.resolve(absolute)) && inside(canonicalPath(absolute, left))) return Effect.void
+    return LspError.remoteForbidden(
+      `This lsp-seam host does not serve the file ${JSON.stringify(filePath)}: after resolving ".." and ` +
+        `symbolic links it is not inside a served root (${roots.join(", ")}). Query files inside one.`,
+      { filePath, roots }
     )
   })
