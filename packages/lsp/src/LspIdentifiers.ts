@@ -24,6 +24,7 @@ import * as Either from "effect/Either"
 import * as LspError from "./LspError.js"
 import type { LspPosition } from "./LspQuery.js"
 import * as LspResult from "./LspResult.js"
+import * as LspResultRead from "./LspResultRead.js"
 
 /**
  * How many lines above and below the requested line `resolveSymbol` searches.
@@ -39,7 +40,7 @@ export const symbolWindow = 3
  * @since 0.2.0
  * @category constants
  */
-export const listLimit = 30
+export const listLimit: number = LspResultRead.listLimit
 
 /**
  * An identifier on a line: its name and the zero-based UTF-16 column where it starts.
@@ -130,11 +131,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
  * @since 0.2.0
  * @category utils
  */
-export const formatIdentifiers = (identifiers: ReadonlyArray<Identifier>, limit: number = listLimit): string => {
-  const shown = identifiers.slice(0, limit).map((id) => `${id.name} (column ${id.character + 1})`)
-  const more = identifiers.length - shown.length
-  return more > 0 ? `${shown.join(", ")}, … and ${more} more` : shown.join(", ")
-}
+export const formatIdentifiers: (identifiers: ReadonlyArray<Identifier>, limit?: number) => string =
+  LspResultRead.formatIdentifiers
 
 /**
  * `identifiers on line 3: add (column 17), x (column 21)`, or `line 3 has no identifiers` (one-based).
@@ -142,10 +140,7 @@ export const formatIdentifiers = (identifiers: ReadonlyArray<Identifier>, limit:
  * @since 0.2.0
  * @category utils
  */
-export const describeLine = (line: number, identifiers: ReadonlyArray<Identifier>): string =>
-  identifiers.length === 0
-    ? `line ${line + 1} has no identifiers`
-    : `identifiers on line ${line + 1}: ${formatIdentifiers(identifiers)}`
+export const describeLine: (line: number, identifiers: ReadonlyArray<Identifier>) => string = LspResultRead.describeLine
 
 const lineOutOfRange = (line: number, lineCount: number) =>
   LspError.positionOutOfRange(

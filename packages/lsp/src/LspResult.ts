@@ -17,6 +17,7 @@ import * as Edits from "./internal/result/edits.js"
 import * as Navigation from "./internal/result/navigation.js"
 import * as Symbols from "./internal/result/symbols.js"
 import type { LspOperation } from "./LspQuery.js"
+import * as LspResultRead from "./LspResultRead.js"
 
 /**
  * The source text of the declaration a location or symbol points at, present when the request asked for it
@@ -446,22 +447,7 @@ export const withOffIdentifier: <A extends LspQueryResult>(result: A, offIdentif
  * @since 0.2.0
  * @category utils
  */
-export const isEmpty = (result: LspQueryResult): boolean => {
-  switch (result.kind) {
-    case "locations":
-      return result.locations.length === 0
-    case "hover":
-      return result.hover === null || result.hover.contents.trim() === ""
-    case "symbols":
-      return result.symbols.length === 0
-    case "calls":
-      return result.calls.length === 0
-    case "diagnostics":
-      return result.diagnostics.length === 0
-    case "edits":
-      return result.edits.length === 0 && result.resourceOperations.length === 0
-  }
-}
+export const isEmpty: (result: LspQueryResult) => boolean = LspResultRead.isEmpty
 
 /**
  * @since 0.2.0

@@ -5,53 +5,18 @@
  * locations result — the shape the hosts build, and the largest answers there are — is therefore checked
  * and copied field by field, which gives the very value the schema gives (new objects holding only the
  * schema's members); everything else goes to the schema, which also writes the error messages. The property
- * tests hold the two to the same results.
+ * tests hold the two to the same results. The plain check itself is `LspResultRead.plainLocations`, which a
+ * client can use without loading the schema.
  *
  * @since 0.2.0
  */
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as LspDecode from "./LspDecode.js"
-import { type LspLocation, type LspLocationsResult, LspQueryResult } from "./LspResult.js"
+import { LspQueryResult } from "./LspResult.js"
+import { plainLocations } from "./LspResultRead.js"
 
 const bySchema = LspDecode.validateEither(LspQueryResult)
-
-/** Only plain objects take the fast way: anything more unusual is the schema's to judge. */
-const isPlain = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
-
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
-
-const isPosition = (value: unknown): value is { line: number; character: number } =>
-  isPlain(value) && isCount(value.line) && isCount(value.character)
-
-// A location with a body (since 0.3.0) is the schema's to check and copy.
-const isLocation = (value: unknown): value is LspLocation =>
-  isPlain(value) && typeof value.uri === "string" && isPlain(value.range) && isPosition(value.range.start) &&
-  isPosition(value.range.end) && !("body" in value)
-
-const copyLocation = ({ range: { end, start }, uri }: LspLocation): LspLocation => ({
-  uri,
-  range: { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } }
-})
-
-/**
- * Exactly `{ kind: "locations", locations, resolvedWorkspaceUri }` (no optional member, not even an undefined
- * one) with well-formed locations, copied; `undefined` when the schema has to look.
- */
-const plainLocations = (value: unknown): LspLocationsResult | undefined => {
-  if (!isPlain(value) || Reflect.ownKeys(value).length !== 3) return undefined
-  const { kind, locations, resolvedWorkspaceUri } = value
-  if (kind !== "locations" || typeof resolvedWorkspaceUri !== "string" || !Array.isArray(locations)) return undefined
-  const copied: Array<LspLocation> = new Array(locations.length)
-  for (let i = 0; i < locations.length; i++) {
-    // A hole reads as undefined, which is no location.
-    const location: unknown = locations[i]
-    if (!isLocation(location)) return undefined
-    copied[i] = copyLocation(location)
-  }
-  return { kind, locations: copied, resolvedWorkspaceUri }
-}
 
 /**
  * What `Schema.validateEither(LspResult.LspQueryResult)` gives for `value`: the answer as the schema

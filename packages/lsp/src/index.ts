@@ -44,6 +44,11 @@ export * as LspResult from "./LspResult.js"
 export * as LspResultCheck from "./LspResultCheck.js"
 
 /**
+ * @since 0.3.0
+ */
+export * as LspResultRead from "./LspResultRead.js"
+
+/**
  * @since 0.1.0
  */
 export * as LspService from "./LspService.js"

@@ -3,6 +3,7 @@
 // them. The public documentation of each is in LspResult.ts.
 import * as Schema from "effect/Schema"
 import { LspPosition } from "../../LspQuery.js"
+import * as Read from "../../LspResultRead.js"
 
 export const Incomplete = Schema.Literal(true).annotations({
   description: "The answer may be incomplete; incompleteReasons says why."
@@ -19,11 +20,9 @@ export const IncompleteReason = Schema.Struct({
 
 export type IncompleteReason = typeof IncompleteReason.Type
 
-export const readinessMessage =
-  "The language server was still starting up (indexing); this answer may be incomplete. Repeat the query in " +
-  "a few seconds for a complete answer."
+export const readinessMessage: string = Read.readinessMessage
 
-export const readiness: IncompleteReason = { reason: "readiness", message: readinessMessage }
+export const readiness: IncompleteReason = Read.readiness
 
 export const Resolved = Schema.Struct({
   symbol: Schema.String,
@@ -71,12 +70,7 @@ export const markIncomplete = <A extends Annotated>(result: A, reason: Incomplet
   }
 }
 
-export const incompleteReasonsOf = (result: Annotated): ReadonlyArray<IncompleteReason> =>
-  result.incompleteReasons !== undefined && result.incompleteReasons.length > 0
-    ? result.incompleteReasons
-    : result.incomplete === true
-    ? [readiness]
-    : []
+export const incompleteReasonsOf: (result: Annotated) => ReadonlyArray<IncompleteReason> = Read.incompleteReasonsOf
 
 export const withResolved = <A extends Annotated>(result: A, resolved: Resolved): A => ({ ...result, resolved })
 

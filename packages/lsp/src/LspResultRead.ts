@@ -1,0 +1,155 @@
+/**
+ * Reading an answer without its Schemas: whether it is empty, why it may be incomplete, how to describe the
+ * identifiers of a line, and the field-by-field check of a plain locations answer. `LspResult`,
+ * `LspIdentifiers` and `LspResultCheck` publish these too; this module imports nothing but types, so that a
+ * client which must start in Node's start time (the command's remote query, see docs/decisions.md) can render
+ * an answer without loading `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
+ *
+ * @since 0.3.0
+ */
+import type { LspIdentifier, LspLocation, LspLocationsResult, LspQueryResult } from "./LspResult.js"
+
+/**
+ * A reason why an answer may be incomplete (the type of `LspResult.IncompleteReason`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface IncompleteReason {
+  readonly reason: "readiness" | "no-project" | "provider-failed" | "diagnostics-pending"
+  readonly message: string
+}
+
+/**
+ * The standard message of a `readiness` reason.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const readinessMessage =
+  "The language server was still starting up (indexing); this answer may be incomplete. Repeat the query in " +
+  "a few seconds for a complete answer."
+
+/**
+ * The `readiness` reason with its standard message.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const readiness: IncompleteReason = { reason: "readiness", message: readinessMessage }
+
+/**
+ * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
+ * only says `incomplete: true`; empty for a complete answer.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const incompleteReasonsOf = (
+  result: {
+    readonly incomplete?: true | undefined
+    readonly incompleteReasons?: ReadonlyArray<IncompleteReason> | undefined
+  }
+): ReadonlyArray<IncompleteReason> =>
+  result.incompleteReasons !== undefined && result.incompleteReasons.length > 0
+    ? result.incompleteReasons
+    : result.incomplete === true
+    ? [readiness]
+    : []
+
+/**
+ * True for an answer with nothing in it: no locations, symbols, calls, diagnostics or edits, or a hover that is
+ * null or blank.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const isEmpty = (result: LspQueryResult): boolean => {
+  switch (result.kind) {
+    case "locations":
+      return result.locations.length === 0
+    case "hover":
+      return result.hover === null || result.hover.contents.trim() === ""
+    case "symbols":
+      return result.symbols.length === 0
+    case "calls":
+      return result.calls.length === 0
+    case "diagnostics":
+      return result.diagnostics.length === 0
+    case "edits":
+      return result.edits.length === 0 && result.resourceOperations.length === 0
+  }
+}
+
+/**
+ * How many identifiers a message lists before it says how many more there are.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const listLimit = 30
+
+/**
+ * `add (column 17), x (column 21)` — one-based columns, at most `limit` entries, then `… and N more`.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const formatIdentifiers = (identifiers: ReadonlyArray<LspIdentifier>, limit: number = listLimit): string => {
+  const shown = identifiers.slice(0, limit).map((id) => `${id.name} (column ${id.character + 1})`)
+  const more = identifiers.length - shown.length
+  return more > 0 ? `${shown.join(", ")}, … and ${more} more` : shown.join(", ")
+}
+
+/**
+ * `identifiers on line 3: add (column 17), x (column 21)`, or `line 3 has no identifiers` (one-based).
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const describeLine = (line: number, identifiers: ReadonlyArray<LspIdentifier>): string =>
+  identifiers.length === 0
+    ? `line ${line + 1} has no identifiers`
+    : `identifiers on line ${line + 1}: ${formatIdentifiers(identifiers)}`
+
+/** Only plain objects take the fast way: anything more unusual is the schema's to judge. */
+const isPlain = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+
+const isPosition = (value: unknown): value is { line: number; character: number } =>
+  isPlain(value) && isCount(value.line) && isCount(value.character)
+
+// A location with a body (since 0.3.0) is the schema's to check and copy.
+const isLocation = (value: unknown): value is LspLocation =>
+  isPlain(value) && typeof value.uri === "string" && isPlain(value.range) && isPosition(value.range.start) &&
+  isPosition(value.range.end) && !("body" in value)
+
+const copyLocation = ({ range: { end, start }, uri }: LspLocation): LspLocation => ({
+  uri,
+  range: { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } }
+})
+
+/**
+ * Exactly `{ kind: "locations", locations, resolvedWorkspaceUri }` (no optional member, not even an undefined
+ * one) with well-formed locations, copied into new objects holding only the schema's members — the very value
+ * `Schema.validateEither(LspResult.LspQueryResult)` gives for it; `undefined` when the schema has to look
+ * (`LspResultCheck.validate` then asks it; its property tests hold the two to the same results).
+ *
+ * @since 0.3.0
+ * @category validation
+ */
+export const plainLocations = (value: unknown): LspLocationsResult | undefined => {
+  if (!isPlain(value) || Reflect.ownKeys(value).length !== 3) return undefined
+  const { kind, locations, resolvedWorkspaceUri } = value
+  if (kind !== "locations" || typeof resolvedWorkspaceUri !== "string" || !Array.isArray(locations)) return undefined
+  const copied: Array<LspLocation> = new Array(locations.length)
+  for (let i = 0; i < locations.length; i++) {
+    // A hole reads as undefined, which is no location.
+    const location: unknown = locations[i]
+    if (!isLocation(location)) return undefined
+    copied[i] = copyLocation(location)
+  }
+  return { kind, locations: copied, resolvedWorkspaceUri }
+}
