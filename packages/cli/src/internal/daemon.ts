@@ -49,8 +49,7 @@ export const socketPath = (
 ): Effect.Effect<string> =>
   Effect.map(
     RemoteModules.load,
-    ({ Address }) =>
-      Path.join(Address.defaultSocketDirectory(environment), `daemon-${identity.version}-${identity.fingerprint}.sock`)
+    ({ Address }) => Path.join(Address.defaultSocketDirectory(environment), DaemonIdentity.socketName(identity))
   )
 
 const sibling = (socket: string, suffix: string) => socket.replace(/\.sock$/, suffix)

@@ -15,6 +15,7 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspPresets from "../LspPresets.js"
+import { findExecutableSync } from "./executables.js"
 import { version } from "./version.js"
 
 /** Where the configuration comes from, as the command resolves it. */
@@ -66,12 +67,16 @@ export const readConfigFile = (path: string): Effect.Effect<unknown, LspError.Ls
           { file: path }
         )
     })
-    if (isRecord(json) && "$schema" in json) {
-      const { $schema: _, ...rest } = json
-      return rest
-    }
-    return json
+    return withoutSchemaKey(json)
   })
+
+const withoutSchemaKey = (json: unknown): unknown => {
+  if (isRecord(json) && "$schema" in json) {
+    const { $schema: _, ...rest } = json
+    return rest
+  }
+  return json
+}
 
 /** `--config`, else `lsp-seam.json` in the workspace, else the presets: the same order as `LspConfigFile.load`. */
 export const resolveSource = (options: {
@@ -81,6 +86,29 @@ export const resolveSource = (options: {
   if (options.configFile !== undefined) return { _tag: "File", path: NodePath.resolve(options.configFile) }
   const local = NodePath.join(NodePath.resolve(options.workingDirectory), "lsp-seam.json")
   return Fs.existsSync(local) ? { _tag: "File", path: local } : { _tag: "Presets" }
+}
+
+/** The file name of the daemon's socket (in `LspRemoteAddress.defaultSocketDirectory()`). */
+export const socketName = (identity: Identity): string => `daemon-${identity.version}-${identity.fingerprint}.sock`
+
+/** What the presets resolve to, as the fingerprint covers it: their configuration and the executables found. */
+const presetsConfig = (detections: ReadonlyArray<LspPresets.Detection>) => ({
+  ...LspPresets.toConfig(detections),
+  executables: detections.flatMap((detection) => Option.toArray(detection.executable))
+})
+
+const identityOf = (
+  source: ConfigSource,
+  config: unknown,
+  environment: Readonly<Record<string, string | undefined>>
+): Identity => {
+  const digest = Crypto.createHash("sha256").update(canonicalJson({
+    version,
+    node: process.execPath,
+    path: environment.PATH ?? "",
+    config
+  })).digest("hex")
+  return { fingerprint: digest.slice(0, 16), version, source }
 }
 
 /** The identity of the daemon for a configuration, in an environment (default `process.env`). */
@@ -93,15 +121,32 @@ export const identify = (
       ? yield* readConfigFile(source.path)
       : source._tag === "Inline"
       ? source.config
-      : yield* Effect.map(LspPresets.detect(environment), (detections) => ({
-        ...LspPresets.toConfig(detections),
-        executables: detections.flatMap((detection) => Option.toArray(detection.executable))
-      }))
-    const digest = Crypto.createHash("sha256").update(canonicalJson({
-      version,
-      node: process.execPath,
-      path: environment.PATH ?? "",
-      config
-    })).digest("hex")
-    return { fingerprint: digest.slice(0, 16), version, source }
+      : yield* Effect.map(LspPresets.detect(environment), presetsConfig)
+    return identityOf(source, config, environment)
   })
+
+/**
+ * `identify` with `node:fs` and no Effect runtime, for the remote query's edge (`quickQuery.ts`); `undefined`
+ * when the configuration file cannot be read or parsed (`identify` reports why).
+ */
+export const identifySync = (
+  source: ConfigSource,
+  environment: Readonly<Record<string, string | undefined>> = process.env
+): Identity | undefined => {
+  let config: unknown
+  if (source._tag === "File") {
+    try {
+      config = withoutSchemaKey(JSON.parse(Fs.readFileSync(source.path, "utf8")))
+    } catch {
+      return undefined
+    }
+  } else if (source._tag === "Inline") {
+    config = source.config
+  } else {
+    config = presetsConfig(LspPresets.all.map((preset) => ({
+      preset,
+      executable: Option.fromNullable(findExecutableSync(preset.server.command, environment.PATH))
+    })))
+  }
+  return identityOf(source, config, environment)
+}

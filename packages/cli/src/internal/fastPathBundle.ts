@@ -73,13 +73,24 @@ const writeCache = (file: string, data: Buffer) => {
  */
 export const load = <Parsed>(
   dist: URL,
+  atExit: (write: () => void) => void = (write) => process.once("exit", write),
+  name: string = "remoteQuery"
+): Exports<Parsed> | undefined => loadBundle<Exports<Parsed>>(dist, name, atExit)
+
+/**
+ * `load` for any bundle the bundling script makes: `<name>.bundle.cjs` with its manifest `<name>.bundle.json`
+ * (the remote query's edge is `quickQuery`). Its exports are the bundle's entry's, as the script wrote it.
+ */
+export const loadBundle = <A>(
+  dist: URL,
+  name: string,
   atExit: (write: () => void) => void = (write) => process.once("exit", write)
-): Exports<Parsed> | undefined => {
+): A | undefined => {
   const directory = fileURLToPath(dist)
-  const bundle = Path.join(directory, "remoteQuery.bundle.cjs")
+  const bundle = Path.join(directory, `${name}.bundle.cjs`)
   let manifest: Manifest
   try {
-    const read: unknown = JSON.parse(Fs.readFileSync(Path.join(directory, "remoteQuery.bundle.json"), "utf8"))
+    const read: unknown = JSON.parse(Fs.readFileSync(Path.join(directory, `${name}.bundle.json`), "utf8"))
     if (!isManifest(read) || !unchanged(bundle, read.bundle[0], read.bundle[1])) return undefined
     for (const [file, size, mtimeMs] of read.inputs) {
       if (!unchanged(Path.join(directory, file), size, mtimeMs)) return undefined
@@ -105,7 +116,8 @@ export const load = <Parsed>(
   if (cachedData === undefined || script.cachedDataRejected === true) {
     atExit(() => writeCache(cacheFile, script.createCachedData()))
   }
-  const module = { exports: {} as Exports<Parsed> }
+  // The bundle's exports are what its entry (written by the bundling script beside it) exports.
+  const module = { exports: {} as A }
   ;(script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void)(
     module.exports,
     createRequire(bundle),

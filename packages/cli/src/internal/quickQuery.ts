@@ -1,0 +1,173 @@
+/**
+ * The edge of `lsp-seam query <op> <file:line:col> --remote auto|PATH`: the common warm query answered without
+ * the Effect runtime, `@effect/rpc` or the seam's Schemas, whose loading cost a warm query more than Node's own
+ * start (docs/decisions.md, "A warm remote query in Node's start time"). It finds the daemon as `daemon.ts`
+ * does (`DaemonIdentity.identifySync`), greets it and asks it over the host's RPC (`edgeWire.ts`), checks the
+ * answer (`LspResultRead.plainLocations`, the schema's own fast path) and renders it with the tool's renderer.
+ *
+ * It answers only what it can answer exactly as the full client does: a navigation operation at a valid
+ * position, `--cwd`, `--config` and `--json`, a daemon that greets with the expected identity, and a plain
+ * locations answer. For anything else — another operation or option, a position the tool would refuse, no
+ * daemon (it is never started here), another version, a coded error, an answer with notes — `run` resolves
+ * to `undefined` having written nothing, and the caller runs the query through the full client, which
+ * reports it. Queries are read-only, so asking again cannot do anything twice.
+ */
+import { LspResultRead } from "@lsp-seam/lsp"
+import type { LspQuery } from "@lsp-seam/lsp"
+import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
+import { type LspToolInput, LspToolRender } from "@lsp-seam/tool-lsp"
+import * as Either from "effect/Either"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import * as DaemonIdentity from "./daemonIdentity.js"
+import * as EdgeWire from "./edgeWire.js"
+import { queryArguments } from "./location.js"
+import type { Parsed } from "./remoteQuery.js"
+import * as RemoteTarget from "./remoteTarget.js"
+import { version } from "./version.js"
+
+/** The operations whose answer is a list of locations. */
+export const operations: ReadonlyArray<string> = [
+  "goToDefinition",
+  "findReferences",
+  "goToImplementation",
+  "goToTypeDefinition"
+]
+
+/** The options this edge handles; any other sends the query to the full client. */
+const handledOptions: ReadonlyArray<string> = ["remote", "cwd", "config"]
+
+/**
+ * The constants of the host's contract and of the tool that the edge repeats because their modules load the
+ * Schemas; the edge's tests hold each equal to its source (`LspRpc.protocolRevision`, `LspRpc.budgetHeader`,
+ * `LspToolConfig.defaults`).
+ */
+export const contract = {
+  protocolRevision: 1,
+  budgetHeader: "lsp-seam-budget-ms",
+  timeoutMs: 60_000,
+  maxLocations: 100,
+  maxResultChars: 16_000,
+  connectTimeoutMs: 1_000
+} as const
+
+const isOneBased = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 1
+
+/** The tool's validated input for the parsed query, when the tool would accept it as it is. */
+export const toolInput = (parsed: Parsed): LspToolInput.PositionInput | undefined => {
+  if (!operations.includes(parsed.operation)) return undefined
+  if (Object.keys(parsed.options).some((name) => !handledOptions.includes(name))) return undefined
+  const args = queryArguments(parsed.operation as LspToolInput.ToolOperation, parsed.target)
+  if (Either.isLeft(args)) return undefined
+  const { file_path, line, character } = args.right
+  // As the tool's FilePath and OneBased: anything else is the tool's to refuse, with its message.
+  if (typeof file_path !== "string" || !/\S/.test(file_path) || !isOneBased(line) || !isOneBased(character)) {
+    return undefined
+  }
+  return { operation: parsed.operation as LspToolInput.PositionInput["operation"], file_path, line, character }
+}
+
+/**
+ * `LspToolInput.toQueryRequest` of a position input with a character, which the edge cannot import: that module
+ * builds the tool's JSON Schema when it loads. The edge's tests hold the two equal.
+ */
+export const queryRequest = (input: LspToolInput.PositionInput, workspaceRoot: string): LspQuery.LspQueryRequest => ({
+  operation: input.operation,
+  filePath: input.file_path,
+  position: { line: input.line - 1, character: (input.character ?? 1) - 1 },
+  workspaceRoot
+})
+
+/** The socket and identity to expect for `--remote`: the daemon's for `auto`, any host's for a socket path. */
+const target = (parsed: Parsed, workspace: string, environment: NodeJS.ProcessEnv) => {
+  const remote = RemoteTarget.parse(parsed.options.remote ?? "")
+  if (Either.isLeft(remote) || remote.right._tag === "WebSocket") return undefined
+  if (remote.right._tag === "Socket") return { path: remote.right.path, expect: undefined }
+  const identity = DaemonIdentity.identifySync(
+    DaemonIdentity.resolveSource({ configFile: parsed.options.config, workingDirectory: workspace }),
+    environment
+  )
+  if (identity === undefined) return undefined
+  return {
+    path: NodePath.join(LspRemoteAddress.defaultSocketDirectory(environment), DaemonIdentity.socketName(identity)),
+    expect: identity
+  }
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Whether `Hello`'s answer is a host this client may use (as `LspRemoteClient`'s greeting decides). */
+const greets = (value: unknown, expect: DaemonIdentity.Identity | undefined): boolean =>
+  isRecord(value) && value.protocolRevision === contract.protocolRevision && typeof value.version === "string" &&
+  typeof value.fingerprint === "string" && Number.isInteger(value.pid) &&
+  (expect === undefined || value.version === expect.version && value.fingerprint === expect.fingerprint)
+
+const errnoOf = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
+
+/**
+ * Writes the answer to stdout without making `process.stdout` (its stream costs a few ms), as far as the file
+ * descriptor takes it at once; the rest, if it would block, through `process.stdout`. A reader that went away
+ * (`EPIPE`) is not an error, as on the full path.
+ */
+const write = (text: string): Promise<void> => {
+  const bytes = Buffer.from(text)
+  let written = 0
+  try {
+    while (written < bytes.length) written += Fs.writeSync(1, bytes, written)
+    return Promise.resolve()
+  } catch (cause) {
+    if (errnoOf(cause) === "EPIPE") return Promise.resolve()
+    if (errnoOf(cause) !== "EAGAIN") throw cause
+  }
+  return new Promise((resolve) => {
+    process.stdout.on("error", resolve)
+    process.stdout.write(bytes.subarray(written), () => resolve())
+  })
+}
+
+/**
+ * Asks the host; the checked answer, or `undefined` for anything the full client must handle (including no
+ * answer within the tool's budget: the full client then reports the timeout).
+ */
+const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, request: unknown) => {
+  const connection = await EdgeWire.connect(path, contract.connectTimeoutMs)
+  if (connection === undefined) return undefined
+  const timer = setTimeout(connection.close, contract.timeoutMs)
+  try {
+    const hello = await connection.call("Hello", { clientVersion: version })
+    if (hello?._tag !== "Success" || !greets(hello.value, expect)) return undefined
+    const answer = await connection.call("Query", request, [[contract.budgetHeader, String(contract.timeoutMs)]])
+    return answer?._tag === "Success" ? LspResultRead.plainLocations(answer.value) : undefined
+  } finally {
+    clearTimeout(timer)
+    connection.close()
+  }
+}
+
+/**
+ * Answers the parsed query and resolves to the exit code, or to `undefined`, having written nothing, when the
+ * full client must answer it. `environment` (default `process.env`) is the one `--remote auto` resolves the
+ * daemon in; `output` (default stdout) receives the answer.
+ */
+export const run = async (
+  parsed: Parsed,
+  options: {
+    readonly environment?: NodeJS.ProcessEnv | undefined
+    readonly output?: ((text: string) => Promise<void>) | undefined
+  } = {}
+): Promise<number | undefined> => {
+  const input = toolInput(parsed)
+  if (input === undefined) return undefined
+  const workspace = NodePath.resolve(parsed.options.cwd ?? ".")
+  const host = target(parsed, workspace, options.environment ?? process.env)
+  if (host === undefined) return undefined
+  const result = await ask(host.path, host.expect, queryRequest(input, workspace))
+  if (result === undefined) return undefined
+  await (options.output ?? write)(
+    parsed.json
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : `${LspToolRender.render(result, contract, input)}\n`
+  )
+  return 0
+}
