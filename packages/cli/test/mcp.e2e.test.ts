@@ -66,7 +66,8 @@ layer(connect(["--cwd", workspace]), { timeout: "60 seconds" })("lsp-seam mcp wi
           "outgoingCalls",
           "documentSymbol",
           "workspaceSymbol",
-          "diagnostics"
+          "diagnostics",
+          "renamePreview"
         ]
       )
       assert.strictEqual(tool.annotations?.readOnlyHint, true)
@@ -109,6 +110,54 @@ layer(connect(["--cwd", workspace]), { timeout: "60 seconds" })("lsp-seam mcp wi
       assert.notStrictEqual(result.isError, true)
       assert.include(textOf(result), "new Circle(radius: number): Circle")
       assert.include(textOf(result), "A circle of a given radius.")
+    }), timeout)
+
+  it.effect(
+    "answers goToDefinition with include_body: each location followed by its code",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* McpClient
+        const result = yield* Effect.promise(() =>
+          client.callTool({
+            name: "lsp",
+            arguments: { operation: "goToDefinition", file_path: "main.ts", line: 3, character: 36, include_body: true }
+          })
+        )
+        assert.notStrictEqual(result.isError, true)
+        const shape = NodeFs.readFileSync(NodePath.join(workspace, "shape.ts"), "utf8").split("\n")
+        const code = shape.slice(6, 13).map((line, i) => `    ${String(i + 7).padStart(2)}  ${line}`)
+        assert.strictEqual(textOf(result), ["shape.ts:7:14", ...code, "shape.ts:8:3"].join("\n"))
+      }),
+    timeout
+  )
+
+  it.effect("answers renamePreview with the edits, and writes nothing", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const before = ["main.ts", "shape.ts"].map((file) => NodeFs.readFileSync(NodePath.join(workspace, file), "utf8"))
+      const result = yield* Effect.promise(() =>
+        client.callTool({
+          name: "lsp",
+          arguments: { operation: "renamePreview", file_path: "shape.ts", line: 7, symbol: "Circle", new_name: "Round" }
+        })
+      )
+      assert.notStrictEqual(result.isError, true)
+      assert.strictEqual(
+        textOf(result),
+        [
+          // Named by `symbol` without a column: the text says what it was resolved to first.
+          "Resolved `Circle` to shape.ts:7:14.",
+          "Rename preview: 4 edits in 2 files. Nothing was written: apply these edits with your own edit tool.",
+          "main.ts:1:10  Circle → Round",
+          "main.ts:3:35  Circle → Round",
+          "main.ts:3:50  Circle → Round",
+          "shape.ts:7:14  Circle → Round"
+        ].join("\n")
+      )
+      assert.deepStrictEqual(
+        ["main.ts", "shape.ts"].map((file) => NodeFs.readFileSync(NodePath.join(workspace, file), "utf8")),
+        before
+      )
     }), timeout)
 
   it.effect("reports a coded failure as an error result", () =>

@@ -1,0 +1,70 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import { queryArguments } from "../src/internal/location.js"
+import { parse } from "../src/internal/remoteQuery.js"
+
+// `--body` and `--new-name` as the command and the fast `query --remote` path read them.
+describe("query options of issue 33", () => {
+  it("--body becomes include_body for the operations that take it, and is a usage error elsewhere", () => {
+    assert.deepStrictEqual(
+      queryArguments("goToDefinition", "a.ts:1:2", { body: true }),
+      Either.right({
+        operation: "goToDefinition",
+        file_path: "a.ts",
+        line: 1,
+        character: 2,
+        symbol: undefined,
+        include_body: true
+      })
+    )
+    assert.deepStrictEqual(
+      queryArguments("workspaceSymbol", "Circle", { body: true }),
+      Either.right({ operation: "workspaceSymbol", query: "Circle", include_body: true })
+    )
+    assert.deepStrictEqual(
+      queryArguments("documentSymbol", "a.ts", { body: false }),
+      Either.right({
+        operation: "documentSymbol",
+        file_path: "a.ts"
+      })
+    )
+    for (const operation of ["findReferences", "hover", "diagnostics", "incomingCalls"] as const) {
+      assert.isTrue(Either.isLeft(queryArguments(operation, "a.ts:1:2", { body: true })), operation)
+    }
+  })
+
+  it("--new-name is renamePreview's, which needs it", () => {
+    assert.deepStrictEqual(
+      queryArguments("renamePreview", "a.ts:1:2", { newName: "b" }),
+      Either.right({
+        operation: "renamePreview",
+        file_path: "a.ts",
+        line: 1,
+        character: 2,
+        symbol: undefined,
+        new_name: "b"
+      })
+    )
+    const missing = queryArguments("renamePreview", "a.ts:1:2")
+    assert.isTrue(Either.isLeft(missing) && missing.left.message.includes("--new-name"))
+    assert.isTrue(Either.isLeft(queryArguments("hover", "a.ts:1:2", { newName: "b" })))
+    assert.isTrue(Either.isLeft(queryArguments("renamePreview", "a.ts:1:2", { newName: "b", body: true })))
+  })
+
+  it("the fast path reads --body as a flag and --new-name as a value", () => {
+    assert.deepStrictEqual(
+      parse(["query", "renamePreview", "a.ts:1:2", "--new-name", "b", "--remote", "auto"]),
+      {
+        operation: "renamePreview",
+        target: "a.ts:1:2",
+        options: { "new-name": "b", remote: "auto" },
+        json: false,
+        body: false
+      }
+    )
+    assert.deepStrictEqual(
+      parse(["query", "goToDefinition", "a.ts:1:2", "--body", "--remote=auto", "--json"]),
+      { operation: "goToDefinition", target: "a.ts:1:2", options: { remote: "auto" }, json: true, body: true }
+    )
+  })
+})
