@@ -7,8 +7,10 @@
  *   npm run bench -- --quick           a smoke run: a few iterations of everything, prints the report only
  *   BENCH_QUICK=1 npm run bench        the same
  *   npm run bench -- --only=latency,memory   a subset (prints only); ids: framing latency throughput
- *                                      coldStart memory largeDocument soak fuzz retained remote
- *   npm run bench -- --only=soak,fuzz  the reliability benchmarks only: writes results-reliability.md/json
+ *                                      coldStart memory largeDocument soak fuzz retained remote upgradeFuzz
+ *   npm run bench -- --only=soak,fuzz,upgradeFuzz   the reliability benchmarks only: writes
+ *                                      results-reliability.md/json; a subset of them replaces its own sections
+ *                                      there and keeps the others
  */
 import "./support/register.js"
 

@@ -5,6 +5,7 @@
 import * as Assert from "node:assert"
 import * as Fs from "node:fs"
 import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/src/internal/servers/serverInstance.js"
+import { bodiesSection, measureBodies } from "./bodies.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
@@ -23,6 +24,7 @@ import type { Section } from "./support/report.js"
 import { removeWorkspaces } from "./support/servers.js"
 import { loadAverage, machine } from "./support/stats.js"
 import { measureThroughput, type ThroughputPart, throughputSection } from "./throughput.js"
+import { measureUpgradeFuzz, upgradeFuzzSection } from "./upgradeFuzz.js"
 
 const ids = [
   "framing",
@@ -35,10 +37,15 @@ const ids = [
   "fuzz",
   "retained",
   "remote",
-  "memoryBudget"
+  "upgradeFuzz",
+  "memoryBudget",
+  "bodies"
 ] as const
-/** The reliability benchmarks: a run of only these writes results-reliability.md/json instead. */
-const reliabilityIds: ReadonlyArray<string> = ["soak", "fuzz"]
+/**
+ * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
+ * sections it ran and keeping the others from the previous file.
+ */
+const reliabilityIds: ReadonlyArray<string> = ["soak", "fuzz", "upgradeFuzz"]
 
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
 const onlyArgument = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length)
@@ -155,6 +162,10 @@ try {
     const part = await timed("memoryBudget", "memory budget", () => measureMemoryBudget(options, log))
     sections.set("memoryBudget", memoryBudgetSection(part, options))
   }
+  if (selected("bodies")) {
+    const part = await timed("bodies", "bodies: include_body against definition + read", () => measureBodies(options))
+    sections.set("bodies", bodiesSection(part, options))
+  }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))
     sections.set("soak", soakSection(part, options))
@@ -162,6 +173,10 @@ try {
   if (selected("fuzz")) {
     const part = await timed("fuzz", "fuzz", () => measureFuzz(options))
     sections.set("fuzz", fuzzSection(part, options))
+  }
+  if (selected("upgradeFuzz")) {
+    const part = await timed("upgradeFuzz", "upgrade and authentication fuzz", () => measureUpgradeFuzz(options))
+    sections.set("upgradeFuzz", upgradeFuzzSection(part, options))
   }
 } catch (error) {
   failure = error
@@ -194,17 +209,21 @@ const report = {
   }),
   processesLeftBehind: left
 }
-const markdown = Report.markdown(report)
 if ((full || reliabilityOnly) && failure === undefined) {
   const name = full ? "results" : "results-reliability"
   const json = new URL(`./${name}.json`, import.meta.url)
+  // A reliability run keeps the sections it did not run from the previous file, each with the run that made it.
+  const written = reliabilityOnly && Fs.existsSync(json)
+    ? Report.merge(Report.decode(JSON.parse(Fs.readFileSync(json, "utf8"))), report, [...ids])
+    : report
+  const markdown = Report.markdown(written)
   const temporary = new URL(`./${name}.json.tmp`, import.meta.url)
-  Fs.writeFileSync(temporary, `${JSON.stringify(report, null, 2)}\n`)
+  Fs.writeFileSync(temporary, `${JSON.stringify(written, null, 2)}\n`)
   Fs.renameSync(temporary, json)
   Fs.writeFileSync(new URL(`./${name}.md`, import.meta.url), markdown)
   log(`written to bench/${name}.md and bench/${name}.json`)
 } else {
-  process.stdout.write(`${markdown}\n`)
+  process.stdout.write(`${Report.markdown(report)}\n`)
   log(failure === undefined ? "not a full run: report printed, results not written" : "failed: results not written")
 }
 log(`total ${report.seconds.toFixed(0)} s`)

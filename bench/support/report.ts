@@ -1,7 +1,9 @@
 /**
  * What each benchmark hands back, and how the report is written: `bench/results.json` (every figure) and
- * `bench/results.md` (a table per benchmark, then every target with PASS or FAIL).
+ * `bench/results.md` (a table per benchmark, then every target with PASS or FAIL). A run of some reliability
+ * benchmarks is merged into the previous reliability report (`merge`), which is read back with `decode`.
  */
+import * as Schema from "effect/Schema"
 import type { Machine, Summary } from "./stats.js"
 
 export interface Target {
@@ -33,6 +35,15 @@ export interface Section {
   /** Every figure behind the tables, for the JSON report. */
   readonly data: unknown
   readonly seconds?: number
+  /** For a section kept from an earlier report by `merge`: the run that measured it. */
+  readonly run?: EarlierRun
+}
+
+/** The run behind a section that a later, partial run kept. */
+export interface EarlierRun {
+  readonly command: string
+  readonly generatedAt: string
+  readonly machine: Machine
 }
 
 export interface Options {
@@ -50,6 +61,78 @@ export interface Report {
   /** Processes of the run still alive at the end (must be empty). */
   readonly processesLeftBehind: ReadonlyArray<number>
 }
+
+const MachineSchema = Schema.Struct({
+  node: Schema.String,
+  platform: Schema.String,
+  cpu: Schema.String,
+  cpus: Schema.Number,
+  totalMemoryMB: Schema.Number,
+  loadAverage: Schema.Struct({
+    before: Schema.Array(Schema.Number),
+    after: Schema.optionalWith(Schema.Array(Schema.Number), { exact: true })
+  })
+})
+
+const ReportSchema = Schema.Struct({
+  generatedAt: Schema.String,
+  command: Schema.String,
+  quick: Schema.Boolean,
+  machine: MachineSchema,
+  seconds: Schema.Number,
+  sections: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    title: Schema.String,
+    method: Schema.String,
+    tables: Schema.Array(Schema.Struct({
+      caption: Schema.String,
+      columns: Schema.Array(Schema.String),
+      rows: Schema.Array(Schema.Array(Schema.String))
+    })),
+    targets: Schema.Array(Schema.Struct({
+      name: Schema.String,
+      goal: Schema.String,
+      measured: Schema.String,
+      pass: Schema.NullOr(Schema.Boolean),
+      note: Schema.optionalWith(Schema.String, { exact: true })
+    })),
+    notes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+    data: Schema.Unknown,
+    seconds: Schema.optionalWith(Schema.Number, { exact: true }),
+    run: Schema.optionalWith(
+      Schema.Struct({ command: Schema.String, generatedAt: Schema.String, machine: MachineSchema }),
+      { exact: true }
+    )
+  })),
+  processesLeftBehind: Schema.Array(Schema.Number)
+})
+
+/** A report as read back from its JSON file; throws when the file is not one. */
+export const decode = (json: unknown): Report => Schema.decodeUnknownSync(ReportSchema)(json)
+
+/**
+ * `current`'s sections and, for each id of `order` it did not run, `previous`'s section, marked with the run
+ * that measured it; in the order of `order`.
+ */
+export const merge = (previous: Report, current: Report, order: ReadonlyArray<string>): Report => {
+  const earlier: EarlierRun = {
+    command: previous.command,
+    generatedAt: previous.generatedAt,
+    machine: previous.machine
+  }
+  return {
+    ...current,
+    sections: order.flatMap((id) => {
+      const fresh = current.sections.find((section) => section.id === id)
+      if (fresh !== undefined) return [fresh]
+      const kept = previous.sections.find((section) => section.id === id)
+      return kept === undefined ? [] : [{ ...kept, run: kept.run ?? earlier }]
+    })
+  }
+}
+
+const loadOf = (machine: Machine) =>
+  `before ${machine.loadAverage.before.join(", ")}, after ${machine.loadAverage.after?.join(", ") ?? "?"}`
 
 export const ms = (value: number) => value < 10 ? value.toFixed(3) : value < 100 ? value.toFixed(2) : value.toFixed(1)
 
@@ -80,9 +163,11 @@ export const markdown = (report: Report): string => {
     (report.quick ? " — **quick run: too few iterations to judge targets**." : "."),
     "",
     `Machine: ${machine.cpus} × ${machine.cpu}, ${machine.totalMemoryMB} MB, ${machine.platform}, Node ` +
-    `${machine.node}. Load average (1, 5, 15 min) before ${machine.loadAverage.before.join(", ")}, after ` +
-    `${machine.loadAverage.after?.join(", ") ?? "?"}.`,
+    `${machine.node}. Load average (1, 5, 15 min) ${loadOf(machine)}.`,
     "",
+    ...(report.sections.some((section) => section.run !== undefined)
+      ? ["Sections kept from an earlier run name that run; the rest were measured by this one.", ""]
+      : []),
     "Every figure is compared with a reference measured in the same run, interleaved with ours, so that load",
     "which comes and goes hits both. Ratios are ours over the reference, paired run by run, then summarised as",
     "median (min–max). Latencies are in milliseconds. Other work on the machine skews absolute figures: a load",
@@ -119,7 +204,15 @@ export const markdown = (report: Report): string => {
     ""
   )
   for (const section of report.sections) {
-    lines.push(`## ${section.title}`, "", section.method, "")
+    lines.push(`## ${section.title}`, "")
+    if (section.run !== undefined) {
+      lines.push(
+        `Measured by \`${section.run.command}\` at ${section.run.generatedAt} (Node ${section.run.machine.node}, ` +
+          `load average ${loadOf(section.run.machine)}).`,
+        ""
+      )
+    }
+    lines.push(section.method, "")
     for (const t of section.tables) lines.push(...table(t))
     for (const note of section.notes ?? []) lines.push(`- ${note}`)
     if ((section.notes ?? []).length > 0) lines.push("")
