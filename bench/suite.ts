@@ -54,6 +54,9 @@ for (const id of only) if (!ids.some((known) => known === id)) throw new Error(`
 const selected = (id: typeof ids[number]) => only.includes(id)
 const full = !quick && onlyArgument === undefined
 const reliabilityOnly = !quick && onlyArgument !== undefined && only.every((id) => reliabilityIds.includes(id))
+// `--write`: a partial run replaces its own sections of results.md/json and keeps the others (each kept one names
+// the run that measured it), for a benchmark re-measured on its own.
+const partialWrite = !quick && onlyArgument !== undefined && !reliabilityOnly && process.argv.includes("--write")
 const options = { quick }
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
@@ -209,11 +212,11 @@ const report = {
   }),
   processesLeftBehind: left
 }
-if ((full || reliabilityOnly) && failure === undefined) {
-  const name = full ? "results" : "results-reliability"
+if ((full || reliabilityOnly || partialWrite) && failure === undefined) {
+  const name = reliabilityOnly ? "results-reliability" : "results"
   const json = new URL(`./${name}.json`, import.meta.url)
-  // A reliability run keeps the sections it did not run from the previous file, each with the run that made it.
-  const written = reliabilityOnly && Fs.existsSync(json)
+  // A partial run keeps the sections it did not run from the previous file, each with the run that made it.
+  const written = (reliabilityOnly || partialWrite) && Fs.existsSync(json)
     ? Report.merge(Report.decode(JSON.parse(Fs.readFileSync(json, "utf8"))), report, [...ids])
     : report
   const markdown = Report.markdown(written)
@@ -224,7 +227,11 @@ if ((full || reliabilityOnly) && failure === undefined) {
   log(`written to bench/${name}.md and bench/${name}.json`)
 } else {
   process.stdout.write(`${Report.markdown(report)}\n`)
-  log(failure === undefined ? "not a full run: report printed, results not written" : "failed: results not written")
+  log(
+    failure === undefined
+      ? "not a full run: report printed, results not written (--write merges a partial run into them)"
+      : "failed: results not written"
+  )
 }
 log(`total ${report.seconds.toFixed(0)} s`)
 if (failure !== undefined || left.length > 0) process.exitCode = 1
