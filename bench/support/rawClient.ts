@@ -41,7 +41,8 @@ export const clientCapabilities = {
   workspace: {
     workspaceFolders: true,
     configuration: true,
-    symbol: { dynamicRegistration: false, symbolKind: symbolKinds }
+    symbol: { dynamicRegistration: false, symbolKind: symbolKinds },
+    workspaceEdit: { documentChanges: true, resourceOperations: ["create", "rename", "delete"] }
   },
   textDocument: {
     synchronization: { dynamicRegistration: false },
@@ -51,6 +52,7 @@ export const clientCapabilities = {
     references: { dynamicRegistration: false },
     typeDefinition: { dynamicRegistration: false, linkSupport: true },
     callHierarchy: { dynamicRegistration: false },
+    rename: { dynamicRegistration: false, prepareSupport: true },
     documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds },
     publishDiagnostics: { relatedInformation: false, versionSupport: true },
     diagnostic: { dynamicRegistration: false, relatedDocumentSupport: true }
