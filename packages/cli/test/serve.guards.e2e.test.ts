@@ -115,6 +115,11 @@ describe("served roots", () => {
         })
         assert.include(anywhere.stdout, "  roots: every workspace (no --root)\n")
         assert.include(open.stderr(), "serving every workspace of this user")
+        // And it says what the servers may hold: the default budget, in bytes on this machine.
+        assert.match(
+          open.stderr(),
+          /\nlsp-seam serve: memory budget for the language servers: maxMemory "25%" = [0-9.]+ MiB \(/
+        )
       }),
     timeout
   )

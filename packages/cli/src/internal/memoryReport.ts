@@ -23,6 +23,14 @@ export interface Memory {
 export const mib = (bytes: number | null): string =>
   bytes === null ? "unknown" : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
+/** The budget as configured and in bytes, and whether it is enforced here: one line for `serve`'s start. */
+export const budgetLine = (memory: Memory): string =>
+  `memory budget for the language servers: maxMemory ${JSON.stringify(memory.maxMemory)}` +
+  (memory.budgetBytes === null ? "" : ` = ${mib(memory.budgetBytes)}`) +
+  (memory.enforced
+    ? " (their process trees measured from /proc; idle ones stopped, least recently used first, when over)"
+    : " (not enforced here: the servers' memory cannot be measured without /proc)")
+
 /** The lines, each starting with `indent`. */
 export const render = (memory: Memory, indent: string): ReadonlyArray<string> => {
   const budget = `maxMemory ${JSON.stringify(memory.maxMemory)}` +

@@ -30,6 +30,7 @@ import { type CliIO, stderr } from "./cliIO.js"
 import * as DaemonIdentity from "./daemonIdentity.js"
 import { UsageError } from "./errors.js"
 import * as IdleExit from "./idleExit.js"
+import * as MemoryReport from "./memoryReport.js"
 import * as Prewarm from "./prewarm.js"
 import {
   allowPlaintextOption,
@@ -284,12 +285,14 @@ export const serve = Command.make(
           )
         }
         const servers = Object.keys(loaded.config.servers).join(", ")
+        const memory = view.memory === undefined ? undefined : yield* view.memory
         yield* stderr(
           `lsp-seam serve: listening on ${address} (pid ${process.pid}, version ${identity.version}, ` +
             `fingerprint ${identity.fingerprint}, servers: ${servers})\n` +
             `lsp-seam serve: serving ${
               roots === undefined ? "every workspace of this user" : `the roots ${roots.join(", ")}`
-            }\n`
+            }\n` +
+            (memory === undefined ? "" : `lsp-seam serve: ${MemoryReport.budgetLine(memory)}\n`)
         )
         yield* Option.match(idle, {
           onNone: () => Effect.never,
