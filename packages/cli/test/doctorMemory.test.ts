@@ -54,6 +54,18 @@ describe("doctor's memory lines", () => {
     )
   })
 
+  it("serve's start line says the budget and whether it holds here", () => {
+    assert.strictEqual(
+      MemoryReport.budgetLine(memory()),
+      "memory budget for the language servers: maxMemory \"25%\" = 4096.0 MiB (their process trees measured " +
+        "from /proc; idle ones stopped, least recently used first, when over)"
+    )
+    assert.include(
+      MemoryReport.budgetLine(memory({ enforced: false, totalBytes: null })),
+      "(not enforced here: the servers' memory cannot be measured without /proc)"
+    )
+  })
+
   it("says so when the budget cannot be enforced", () => {
     const [line] = MemoryReport.render(memory({ enforced: false, totalBytes: null }), "  ")
     assert.include(line!, "maxMemory \"25%\" = 4096.0 MiB is not enforced here")
