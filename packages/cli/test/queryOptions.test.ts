@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { queryArguments } from "../src/internal/location.js"
+import { toolInput } from "../src/internal/quickQuery.js"
 import { parse } from "../src/internal/remoteQuery.js"
 
 // `--body` and `--new-name` as the command and the fast `query --remote` path read them.
@@ -66,5 +67,11 @@ describe("query options of issue 33", () => {
       parse(["query", "goToDefinition", "a.ts:1:2", "--body", "--remote=auto", "--json"]),
       { operation: "goToDefinition", target: "a.ts:1:2", options: { remote: "auto" }, json: true, body: true }
     )
+  })
+
+  it("the edge of query --remote leaves --body to the full client, which asks for the code", () => {
+    const plain = parse(["query", "goToDefinition", "a.ts:1:2", "--remote", "auto"])!
+    assert.isDefined(toolInput(plain))
+    assert.isUndefined(toolInput(parse(["query", "goToDefinition", "a.ts:1:2", "--body", "--remote", "auto"])!))
   })
 })

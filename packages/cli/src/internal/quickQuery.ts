@@ -56,6 +56,8 @@ const isOneBased = (n: unknown): n is number => typeof n === "number" && Number.
 /** The tool's validated input for the parsed query, when the tool would accept it as it is. */
 export const toolInput = (parsed: Parsed): LspToolInput.PositionInput | undefined => {
   if (!operations.includes(parsed.operation)) return undefined
+  // `--body` asks for code, which a plain answer does not carry: the full client answers it.
+  if (parsed.body === true) return undefined
   if (Object.keys(parsed.options).some((name) => !handledOptions.includes(name))) return undefined
   const args = queryArguments(parsed.operation as LspToolInput.ToolOperation, parsed.target)
   if (Either.isLeft(args)) return undefined
