@@ -149,18 +149,28 @@ describe("LspRpc wire contract", () => {
       assert.deepStrictEqual(yield* Fiber.join(first), LspResult.hover(null))
     }))
 
-  it("ServerStatus mirrors the stdio host's status view field by field", () => {
-    // Read the stdio host's interface as text (this package must not depend on it) and compare field names.
+  // Read the stdio host's interfaces as text (this package must not depend on it) and compare field names.
+  const stdioFields = (name: string) => {
     const src = Path.join(import.meta.dirname, "..", "..", "lsp-stdio", "src")
     const bodies = Fs.readdirSync(src).filter((f) => f.endsWith(".ts")).flatMap((f) => {
-      const match = /export interface ServerStatus \{([\s\S]*?)\n\}/.exec(Fs.readFileSync(Path.join(src, f), "utf8"))
+      const match = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(
+        Fs.readFileSync(Path.join(src, f), "utf8")
+      )
       return match === null ? [] : [match[1]!]
     })
-    assert.lengthOf(bodies, 1)
-    const body = bodies[0]!
-    const fields = [...body.matchAll(/readonly (\w+):/g)].map((m) => m[1])
-    assert.isAbove(fields.length, 0)
-    assert.sameMembers(fields, Object.keys(LspRpc.ServerStatus.fields))
+    assert.lengthOf(bodies, 1, name)
+    const fields = [...bodies[0]!.matchAll(/readonly (\w+):/g)].map((m) => m[1])
+    assert.isAbove(fields.length, 0, name)
+    return fields
+  }
+
+  it("ServerStatus mirrors the stdio host's status view field by field", () => {
+    assert.sameMembers(stdioFields("ServerStatus"), Object.keys(LspRpc.ServerStatus.fields))
+  })
+
+  it("MemoryStatus and MemoryEviction mirror the stdio host's memory view field by field", () => {
+    assert.sameMembers(stdioFields("MemoryStatus"), Object.keys(LspRpc.MemoryStatus.fields))
+    assert.sameMembers(stdioFields("MemoryEviction"), Object.keys(LspRpc.MemoryEviction.fields))
   })
 
   it("the version constant is the package's", () => {
