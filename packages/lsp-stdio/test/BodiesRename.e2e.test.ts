@@ -4,7 +4,7 @@
  * server itself answers when asked directly, and no fixture file changes.
  */
 import { NodeContext } from "@effect/platform-node"
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/lsp"
 import { Effect, Layer } from "effect"
 import * as NodeCrypto from "node:crypto"
@@ -182,12 +182,18 @@ layer(HostLayer, { timeout: "180 seconds", excludeTestServices: true })("bodies 
     }), slow)
 })
 
-const tsServer = typescript as { readonly command: string; readonly args: ReadonlyArray<string> }
-const pyServer = python as { readonly command: string; readonly args: ReadonlyArray<string> }
+interface RawSpec {
+  readonly command: string
+  readonly args?: ReadonlyArray<string>
+  readonly env?: Readonly<Record<string, string>>
+}
+
+const tsServer = typescript as RawSpec
+const pyServer = python as RawSpec
 
 /** The raw server's own edit for the same rename, flattened by the test. */
 const rawRename = (
-  server: { readonly command: string; readonly args: ReadonlyArray<string> },
+  server: RawSpec,
   root: string,
   languageId: string,
   file: string,
@@ -196,7 +202,7 @@ const rawRename = (
   initializationOptions?: unknown
 ) =>
   Effect.promise(async () => {
-    const raw = await Raw.start(server.command, server.args, root, initializationOptions)
+    const raw = await Raw.start(server.command, server.args ?? [], root, initializationOptions, server.env)
     try {
       await raw.open(NodePath.join(root, file), languageId)
       const textDocument = { uri: pathToFileURL(NodePath.join(root, file)).href }
@@ -297,6 +303,31 @@ layer(HostLayer, { timeout: "180 seconds", excludeTestServices: true })("renameP
     slow
   )
 
+  it.effect(
+    "TypeScript: a symbol of the standard library is LSP_CANNOT_RENAME, with the server's reason",
+    () =>
+      Effect.gen(function*() {
+        // circle.ts line 7: return Math.PI * this.radius ** 2
+        const result = yield* preview(tsRoot, "circle.ts", find(tsRoot, "circle.ts", 6, "PI"), "Tau")
+        assert.isTrue(result._tag === "Left")
+        if (result._tag === "Left") {
+          assert.strictEqual(result.left.code, "LSP_CANNOT_RENAME")
+          assert.include(result.left.message, "standard TypeScript library")
+        }
+      }),
+    slow
+  )
+
+  it.effect("Python: a keyword is LSP_CANNOT_RENAME, as the server's prepareRename says", () =>
+    Effect.gen(function*() {
+      const position = find(pyRoot, "shapes.py", 5, "class")
+      const result = yield* preview(pyRoot, "shapes.py", position, "x")
+      assert.isTrue(result._tag === "Left")
+      if (result._tag === "Left") assert.strictEqual(result.left.code, "LSP_CANNOT_RENAME")
+      const raw = yield* rawRename(pyServer, pyRoot, "python", "shapes.py", position, "x")
+      assert.isNull(raw.prepared)
+    }), slow)
+
   it.effect("Python: a function used across files equals the server's own WorkspaceEdit", () =>
     Effect.gen(function*() {
       const position = { line: 0, character: 5 }
@@ -308,4 +339,43 @@ layer(HostLayer, { timeout: "180 seconds", excludeTestServices: true })("renameP
       assert.deepStrictEqual(edits, raw.edits)
       assert.deepStrictEqual([...new Set(edits.map((e) => relative(pyRoot, e.uri)))].sort(), ["main.py", "shapes.py"])
     }), slow)
+})
+
+// gopls where it is installed (Debian's gopls and go, as the compat suite): bodies of a Go function and method,
+// and a rename across files equal to its own.
+const goInstalled = ["gopls", "go"].every((name) =>
+  (process.env.PATH ?? "").split(NodePath.delimiter).some((dir) =>
+    dir !== "" && NodeFs.existsSync(NodePath.join(dir, name))
+  )
+)
+const goRoot = NodeFs.realpathSync(NodePath.join(fixtures, "compat", "gopls"))
+const go = Servers.gopls.servers.go!
+
+describe.skipIf(!goInstalled)("gopls", () => {
+  layer(
+    LspStdio.layer({ servers: { go } }).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer)),
+    { timeout: "180 seconds", excludeTestServices: true }
+  )("bodies and renamePreview against gopls", (it) => {
+    it.effect("a function's and a method's bodies are the file's text", () =>
+      Effect.gen(function*() {
+        // total.go line 16: var total = TotalArea(all) + disc; line 14: ... Circle{Radius: 3}.Area()
+        const fn = yield* at("goToDefinition", goRoot, "total.go", 15, "TotalArea")
+        assert.deepStrictEqual(bodies(goRoot, fn), [["total.go", 3, linesOf(goRoot, "total.go", 3, 9)]])
+        const method = yield* at("goToDefinition", goRoot, "total.go", 13, "Area")
+        assert.deepStrictEqual(bodies(goRoot, method), [["shape.go", 11, linesOf(goRoot, "shape.go", 11, 11)]])
+      }), slow)
+
+    it.effect("a function used across files equals the server's own WorkspaceEdit", () =>
+      Effect.gen(function*() {
+        const position = find(goRoot, "total.go", 3, "TotalArea")
+        const result = yield* preview(goRoot, "total.go", position, "SumAreas")
+        assert.isTrue(result._tag === "Right", JSON.stringify(result))
+        if (result._tag !== "Right") return
+        const edits = asEdits(result.right)
+        const raw = yield* rawRename(go as RawSpec, goRoot, "go", "total.go", position, "SumAreas")
+        assert.deepStrictEqual(edits, raw.edits)
+        // The declaration, its use, and its doc comment (gopls renames the name there too).
+        assert.strictEqual(edits.length, 3)
+      }), slow)
+  })
 })

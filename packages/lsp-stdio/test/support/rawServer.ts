@@ -28,9 +28,14 @@ export const start = async (
   command: string,
   args: ReadonlyArray<string>,
   root: string,
-  initializationOptions?: unknown
+  initializationOptions?: unknown,
+  env: Readonly<Record<string, string>> = {}
 ): Promise<RawServer> => {
-  const child = ChildProcess.spawn(command, [...args], { cwd: root, stdio: ["pipe", "pipe", "ignore"] })
+  const child = ChildProcess.spawn(command, [...args], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "ignore"],
+    env: { ...process.env, ...env }
+  })
   const decoder = Framing.makeDecoder({ maxMessageBytes: 64 * 1024 * 1024 })
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   const published = new Map<string, Array<() => void>>()
