@@ -61,6 +61,44 @@ const parseJson = (text: string, path: string): Effect.Effect<unknown, LspError.
   })
 
 /**
+ * The environment variable that sets `maxMemory` where the configuration does not: for the presets, and for
+ * a configuration file without a `maxMemory` of its own.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxMemoryVariable = "LSP_SEAM_MAX_MEMORY"
+
+type Environment = Readonly<Record<string, string | undefined>> | undefined
+
+/** `json` with `maxMemory` from the environment when it has none of its own. */
+const withMaxMemory = (json: unknown, environment: Environment): unknown => {
+  const value = environment?.[maxMemoryVariable]?.trim()
+  if (value === undefined || value === "" || !Predicate.isRecord(json) || "maxMemory" in json) return json
+  return { ...json, maxMemory: /^\d+$/.test(value) ? Number(value) : value }
+}
+
+/** Whether one of the decode issues `StdioConfig` lists in the error's detail is about `maxMemory`. */
+const aboutMaxMemory = (error: LspError.LspError): boolean => {
+  const issues = error.detail?.issues
+  return Array.isArray(issues) &&
+    issues.some((issue) => Predicate.isRecord(issue) && Array.isArray(issue.path) && issue.path[0] === "maxMemory")
+}
+
+/** Decodes `json`, naming the variable when the budget it gave is what was wrong. */
+const decodeWith = (json: unknown, environment: Environment) => {
+  const given = withMaxMemory(json, environment)
+  return Effect.mapError(StdioConfig.decode(given), (error) =>
+    given !== json && aboutMaxMemory(error)
+      ? LspError.invalidConfig(
+        `${maxMemoryVariable}=${JSON.stringify(environment?.[maxMemoryVariable])} is not a memory budget: ` +
+          error.message,
+        { ...error.detail, variable: maxMemoryVariable }
+      )
+      : error)
+}
+
+/**
  * Validates the text of a configuration file; `path` names it in messages. Fails with `LSP_INVALID_CONFIG`.
  *
  * @since 0.1.0
@@ -68,7 +106,9 @@ const parseJson = (text: string, path: string): Effect.Effect<unknown, LspError.
  */
 export const parse = (
   text: string,
-  path: string
+  path: string,
+  /** Where `LSP_SEAM_MAX_MEMORY` is read, for a file without `maxMemory` (none: not read). */
+  environment?: Environment
 ): Effect.Effect<StdioConfig.StdioConfig, LspError.LspError> =>
   Effect.gen(function*() {
     const json = yield* parseJson(text, path)
@@ -82,9 +122,9 @@ export const parse = (
           }
         )
       }
-      return yield* Effect.mapError(StdioConfig.decode(rest), (error) => withFile(path, error))
+      return yield* Effect.mapError(decodeWith(rest, environment), (error) => withFile(path, error))
     }
-    return yield* Effect.mapError(StdioConfig.decode(json), (error) => withFile(path, error))
+    return yield* Effect.mapError(decodeWith(json, environment), (error) => withFile(path, error))
   })
 
 const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSystem.FileSystem> =>
@@ -100,8 +140,8 @@ const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSy
       )
     ))
 
-const fromFile = (path: string) =>
-  Effect.flatMap(readFile(path), (text) => parse(text, path)).pipe(
+const fromFile = (path: string, environment: Environment) =>
+  Effect.flatMap(readFile(path), (text) => parse(text, path, environment)).pipe(
     Effect.map((config): Loaded => ({
       source: { _tag: "File", path },
       config,
@@ -120,14 +160,14 @@ export const presets = (
 ): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const detections = yield* LspPresets.detect(environment)
-    const config = yield* StdioConfig.decode(LspPresets.toConfig(detections)).pipe(
-      Effect.mapError(() =>
-        LspError.executableNotFound(
-          "No preset language server is installed (not even the TypeScript server this package depends on). " +
-            "Reinstall @lsp-seam/cli, or write an lsp-seam.json."
-        )
+    const found = LspPresets.toConfig(detections)
+    if (Object.keys(found.servers).length === 0) {
+      return yield* LspError.executableNotFound(
+        "No preset language server is installed (not even the TypeScript server this package depends on). " +
+          "Reinstall @lsp-seam/cli, or write an lsp-seam.json."
       )
-    )
+    }
+    const config = yield* decodeWith(found, environment ?? process.env)
     return { source: { _tag: "Presets", detections }, config, input: StdioConfig.encode(config) }
   })
 
@@ -140,7 +180,7 @@ export interface LoadOptions {
   readonly configFile?: string | undefined
   /** The workspace, where `lsp-seam.json` is looked for. */
   readonly workingDirectory: string
-  /** For preset detection (`PATH`); default `process.env`. */
+  /** For preset detection (`PATH`) and `LSP_SEAM_MAX_MEMORY`; default `process.env`. */
   readonly environment?: Readonly<Record<string, string | undefined>> | undefined
 }
 
@@ -157,10 +197,11 @@ export const load = (
   Effect.gen(function*() {
     const path = yield* Path.Path
     const fs = yield* FileSystem.FileSystem
-    if (options.configFile !== undefined) return yield* fromFile(path.resolve(options.configFile))
+    const environment = options.environment ?? process.env
+    if (options.configFile !== undefined) return yield* fromFile(path.resolve(options.configFile), environment)
     const local = path.join(path.resolve(options.workingDirectory), fileName)
     const exists = yield* fs.exists(local).pipe(Effect.orElseSucceed(() => false))
-    return exists ? yield* fromFile(local) : yield* presets(options.environment)
+    return exists ? yield* fromFile(local, environment) : yield* presets(environment)
   })
 
 const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknown> => {

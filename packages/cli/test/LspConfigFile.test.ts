@@ -55,6 +55,48 @@ describe("LspConfigFile.load", () => {
       })
     ).pipe(Effect.provide(NodeContext.layer)))
 
+  it.effect("LSP_SEAM_MAX_MEMORY sets the budget where the configuration does not", () =>
+    withDir((dir) =>
+      Effect.gen(function*() {
+        const environment = { PATH: "", [LspConfigFile.maxMemoryVariable]: "3GiB" }
+        const fromPresets = yield* LspConfigFile.load({ workingDirectory: dir, environment })
+        assert.strictEqual(fromPresets.source._tag, "Presets")
+        assert.strictEqual(fromPresets.config.maxMemory, "3GiB")
+        assert.strictEqual(fromPresets.input.maxMemory, "3GiB")
+        const bytes = yield* LspConfigFile.load({
+          workingDirectory: dir,
+          environment: { ...environment, [LspConfigFile.maxMemoryVariable]: " 2000000000 " }
+        })
+        assert.strictEqual(bytes.config.maxMemory, 2_000_000_000)
+
+        const file = NodePath.join(dir, "lsp-seam.json")
+        write(file, { servers: { x: server } })
+        assert.strictEqual((yield* LspConfigFile.load({ workingDirectory: dir, environment })).config.maxMemory, "3GiB")
+        // The file's own value wins.
+        write(file, { maxMemory: "1GiB", servers: { x: server } })
+        assert.strictEqual((yield* LspConfigFile.load({ workingDirectory: dir, environment })).config.maxMemory, "1GiB")
+        // Without the variable, the default.
+        write(file, { servers: { x: server } })
+        const plain = yield* LspConfigFile.load({ workingDirectory: dir, environment: { PATH: "" } })
+        assert.strictEqual(plain.config.maxMemory, "25%")
+
+        const bad = yield* Effect.flip(LspConfigFile.load({
+          workingDirectory: dir,
+          environment: { ...environment, [LspConfigFile.maxMemoryVariable]: "lots" }
+        }))
+        assert.strictEqual(bad.code, "LSP_INVALID_CONFIG")
+        assert.include(bad.message, "LSP_SEAM_MAX_MEMORY=\"lots\" is not a memory budget")
+        assert.include(bad.message, "\"2GiB\"")
+        NodeFs.rmSync(file)
+        const badPresets = yield* Effect.flip(LspConfigFile.load({
+          workingDirectory: dir,
+          environment: { ...environment, [LspConfigFile.maxMemoryVariable]: "0%" }
+        }))
+        assert.strictEqual(badPresets.code, "LSP_INVALID_CONFIG")
+        assert.include(badPresets.message, "LSP_SEAM_MAX_MEMORY=\"0%\"")
+      })
+    ).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("ignores a $schema key and fills in defaults", () =>
     withDir((dir) =>
       Effect.gen(function*() {
