@@ -131,6 +131,27 @@ describe("LspAiTool.LspToolkit", () => {
       )
     ))
 
+  it.scoped("include_body and new_name reach the seam's query as includeBody and newName", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* LspAiTool.LspToolkit
+      yield* toolkit.handle("lsp", { ...args, include_body: true })
+      const renamed = yield* toolkit.handle("lsp", { ...args, operation: "renamePreview", new_name: "g" })
+      assert.strictEqual(renamed.encodedResult, "No edits: the rename changes nothing.")
+      const provider = yield* FakeProvider
+      const queries = yield* provider.queries
+      assert.strictEqual(queries[0]?.operation === "goToDefinition" ? queries[0].includeBody : undefined, true)
+      assert.strictEqual(queries[1]?.operation === "renamePreview" ? queries[1].newName : undefined, "g")
+    }).pipe(
+      Effect.provide(
+        LspAiTool.layer().pipe(
+          Layer.provideMerge(environment([
+            Testing.succeed(result),
+            Testing.succeed(LspResult.edits([], [], "file:///w"))
+          ]))
+        )
+      )
+    ))
+
   it.scoped("returns a coded error as the tool result the model reads", () =>
     Effect.gen(function*() {
       const toolkit = yield* LspAiTool.LspToolkit

@@ -47,6 +47,30 @@ const until = async (condition: () => Promise<boolean>) => {
 }
 
 describe("LspClient", () => {
+  it("previews a rename and answers with code (include_body), as the tool does", async () => {
+    const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 1 } }
+    const edits = LspResult.edits([{ uri: "file:///repo/a.ts", range, newText: "g", oldText: "f" }], [], "file:///repo")
+    const located = LspResult.locations(
+      [{ uri: "file:///repo/a.ts", range, body: { range, text: "function f() {\n}" } }],
+      "file:///repo"
+    )
+    const env = setup([Testing.succeed(edits), Testing.succeed(located)])
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
+    const at = { file_path: "a.ts", line: 2, character: 1 }
+    assert.strictEqual(
+      (await client.query({ operation: "renamePreview", ...at, new_name: "g" })).text,
+      "Rename preview: 1 edit in 1 file. Nothing was written: apply these edits with your own edit tool.\n" +
+        "a.ts:2:1  f → g"
+    )
+    assert.strictEqual(
+      (await client.query({ operation: "goToDefinition", ...at, include_body: true })).text,
+      "a.ts:2:1\n    2  function f() {\n    3  }"
+    )
+    const queries = await env.queries()
+    assert.deepStrictEqual(queries.map((q) => q.operation), ["renamePreview", "goToDefinition"])
+    await client.close()
+  })
+
   it("passes the new operations through, including calls without line and character", async () => {
     const symbols = LspResult.symbols([{
       name: "Circle",
