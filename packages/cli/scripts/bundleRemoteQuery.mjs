@@ -46,15 +46,8 @@ const edgeEntry = [
   `export const run = Edge.run`
 ].join("\n")
 
-// Earlier builds: the ES module bundle and code caches of other bundles.
-for (const entry of Fs.readdirSync(dist)) {
-  if (
-    entry === "remoteQuery.bundle.mjs" ||
-    (/^(remoteQuery|quickQuery)\.bundle\.cjs\./.test(entry) && entry.endsWith(".v8cache"))
-  ) {
-    Fs.rmSync(Path.join(dist, entry), { force: true })
-  }
-}
+// Earlier builds: the ES module bundle.
+Fs.rmSync(Path.join(dist, "remoteQuery.bundle.mjs"), { force: true })
 
 /**
  * Bundles `contents` into dist/<name>.bundle.cjs and writes its manifest, dist/<name>.bundle.json. With
@@ -95,6 +88,15 @@ const bundle = async (name, contents, checkAll = true) => {
   )
   const made = Fs.statSync(outfile)
   const hash = Crypto.createHash("sha256").update(Fs.readFileSync(outfile)).digest("hex")
+  // Code caches of other contents (see fastPathBundle.ts for their names); one of the same bundle stays valid.
+  for (const entry of Fs.readdirSync(dist)) {
+    if (
+      entry.startsWith(`${name}.bundle.cjs.`) && entry.endsWith(".v8cache") &&
+      !entry.startsWith(`${name}.bundle.cjs.${hash.slice(0, 16)}-`)
+    ) {
+      Fs.rmSync(Path.join(dist, entry), { force: true })
+    }
+  }
   Fs.writeFileSync(
     Path.join(dist, `${name}.bundle.json`),
     JSON.stringify({ bundle: [made.size, made.mtimeMs, hash], inputs })

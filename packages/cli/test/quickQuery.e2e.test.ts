@@ -31,7 +31,8 @@ const navigation: ReadonlyArray<readonly [string, string]> = [
   ["goToDefinition", "main.ts:3:36"],
   ["findReferences", "shape.ts:7:14"],
   ["goToImplementation", "shape.ts:2:18"],
-  ["goToTypeDefinition", "main.ts:5:58"]
+  ["goToTypeDefinition", "main.ts:5:58"],
+  ["hover", "shape.ts:7:14"]
 ]
 
 describe("the edge of query --remote", () => {
@@ -58,7 +59,7 @@ describe("the edge of query --remote", () => {
   })
 
   it.scopedLive(
-    "answers each navigation operation, text and --json, exactly as the full command does locally",
+    "answers each navigation operation and hover, text and --json, exactly as the full command does locally",
     () =>
       Effect.gen(function*() {
         const runtime = yield* scopedTempDir("edge-socket")
@@ -79,7 +80,7 @@ describe("the edge of query --remote", () => {
         // error of the host. The full client answers each, as it does locally.
         for (
           const [args, compare] of [
-            [["query", "hover", "shape.ts:7:14"], false],
+            [["query", "documentSymbol", "shape.ts"], false],
             [["query", "goToDefinition", "main.ts:3", "--symbol", "Circle"], false],
             [["query", "goToDefinition", "main.ts:0:1"], true],
             [["query", "goToDefinition", "nope.ts:1:1"], true],
@@ -89,7 +90,7 @@ describe("the edge of query --remote", () => {
           const remote = [...args, "--remote", socket, "--cwd", workspace]
           assert.deepStrictEqual(yield* edge(remote), { code: undefined, written: "" }, args.join(" "))
           const answered = yield* runCli(remote)
-          // (hover and --symbol through the full client are compared with local runs in serve.e2e.test.ts)
+          // (other operations and --symbol through the full client are compared with local runs elsewhere: serve.e2e)
           if (compare) assert.deepStrictEqual(answered, yield* runCli(args), args.join(" "))
           else assert.strictEqual(answered.code, 0, answered.stderr)
         }

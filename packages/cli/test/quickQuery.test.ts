@@ -54,7 +54,7 @@ describe("the remote query's edge", () => {
 
   it("leaves to the full client what it does not handle", () => {
     const declined = [
-      ["query", "hover", "a.ts:1:1", "--remote", "auto"],
+      ["query", "documentSymbol", "a.ts", "--remote", "auto"],
       ["query", "goToDefinition", "a.ts:1:1", "--remote", "auto", "--symbol", "x"],
       ["query", "goToDefinition", "a.ts:0:1", "--remote", "auto"],
       ["query", "goToDefinition", "a.ts:1", "--remote", "auto"],

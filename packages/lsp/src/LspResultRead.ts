@@ -1,13 +1,20 @@
 /**
  * Reading an answer without its Schemas: whether it is empty, why it may be incomplete, how to describe the
- * identifiers of a line, and the field-by-field check of a plain locations answer. `LspResult`,
+ * identifiers of a line, and the field-by-field check of a plain locations or hover answer. `LspResult`,
  * `LspIdentifiers` and `LspResultCheck` publish these too; this module imports nothing but types, so that a
  * client which must start in Node's start time (the command's remote query, see docs/decisions.md) can render
  * an answer without loading `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
  *
  * @since 0.3.0
  */
-import type { LspIdentifier, LspLocation, LspLocationsResult, LspQueryResult } from "./LspResult.js"
+import type {
+  LspHover,
+  LspHoverResult,
+  LspIdentifier,
+  LspLocation,
+  LspLocationsResult,
+  LspQueryResult
+} from "./LspResult.js"
 
 /**
  * A reason why an answer may be incomplete (the type of `LspResult.IncompleteReason`).
@@ -123,13 +130,17 @@ const isPosition = (value: unknown): value is { line: number; character: number 
 
 // A location with a body (since 0.3.0) is the schema's to check and copy.
 const isLocation = (value: unknown): value is LspLocation =>
-  isPlain(value) && typeof value.uri === "string" && isPlain(value.range) && isPosition(value.range.start) &&
-  isPosition(value.range.end) && !("body" in value)
+  isPlain(value) && typeof value.uri === "string" && isRange(value.range) && !("body" in value)
 
-const copyLocation = ({ range: { end, start }, uri }: LspLocation): LspLocation => ({
-  uri,
-  range: { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } }
+const isRange = (value: unknown): value is LspLocation["range"] =>
+  isPlain(value) && isPosition(value.start) && isPosition(value.end)
+
+const copyRange = ({ end, start }: LspLocation["range"]): LspLocation["range"] => ({
+  start: { line: start.line, character: start.character },
+  end: { line: end.line, character: end.character }
 })
+
+const copyLocation = ({ range, uri }: LspLocation): LspLocation => ({ uri, range: copyRange(range) })
 
 /**
  * Exactly `{ kind: "locations", locations, resolvedWorkspaceUri }` (no optional member, not even an undefined
@@ -152,4 +163,27 @@ export const plainLocations = (value: unknown): LspLocationsResult | undefined =
     copied[i] = copyLocation(location)
   }
   return { kind, locations: copied, resolvedWorkspaceUri }
+}
+
+/** `{ contents }` or `{ contents, range }` exactly (no undefined member), copied; `undefined` otherwise. */
+const plainHoverValue = (value: unknown): LspHover | undefined => {
+  if (!isPlain(value) || typeof value.contents !== "string") return undefined
+  const keys = Reflect.ownKeys(value).length
+  if (keys === 1) return { contents: value.contents }
+  return keys === 2 && isRange(value.range) ? { contents: value.contents, range: copyRange(value.range) } : undefined
+}
+
+/**
+ * Exactly `{ kind: "hover", hover }` (no optional member) with `hover` null or a plain hover, copied as the
+ * schema copies it; `undefined` when the schema has to look. Like `plainLocations`, the very value
+ * `Schema.validateEither(LspResult.LspQueryResult)` gives for it (held to it by property tests).
+ *
+ * @since 0.3.0
+ * @category validation
+ */
+export const plainHover = (value: unknown): LspHoverResult | undefined => {
+  if (!isPlain(value) || Reflect.ownKeys(value).length !== 2 || value.kind !== "hover") return undefined
+  if (value.hover === null) return { kind: "hover", hover: null }
+  const hover = plainHoverValue(value.hover)
+  return hover === undefined ? undefined : { kind: "hover", hover }
 }

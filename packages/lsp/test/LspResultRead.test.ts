@@ -14,6 +14,33 @@ const plainLocations = FastCheck.record({
   resolvedWorkspaceUri: FastCheck.string()
 })
 
+/** A plain hover result. */
+const plainHover = FastCheck.record({
+  kind: FastCheck.constant("hover"),
+  hover: FastCheck.option(
+    FastCheck.record(
+      { contents: FastCheck.string(), range: Arbitrary.make(LspResult.LspLocation).map(({ range }) => range) },
+      { requiredKeys: ["contents"] }
+    ),
+    { nil: null }
+  )
+})
+
+/** Hover results, some a little off: an extra member, a malformed range, contents that are no string. */
+const nearHover = FastCheck.oneof(
+  { weight: 4, arbitrary: plainHover },
+  { weight: 2, arbitrary: Arbitrary.make(LspResult.LspHoverResult) },
+  { weight: 1, arbitrary: plainHover.map((result) => ({ ...result, resolvedWorkspaceUri: "" })) },
+  {
+    weight: 1,
+    arbitrary: FastCheck.tuple(FastCheck.jsonValue(), FastCheck.jsonValue()).map(([contents, range]) => ({
+      kind: "hover",
+      hover: { contents, range }
+    }))
+  },
+  { weight: 1, arbitrary: FastCheck.jsonValue().map((hover) => ({ kind: "hover", hover })) }
+)
+
 /** Locations results, some with an extra, a missing or a malformed member somewhere. */
 const nearLocations = FastCheck.oneof(
   { weight: 4, arbitrary: plainLocations },
@@ -48,6 +75,24 @@ describe("LspResultRead", () => {
     const schema = viaSchema(wire)
     assert.isTrue(Either.isRight(schema), "the schema accepts it")
     // The edge prints `--json` with JSON.stringify: the same text, member order included.
+    assert.strictEqual(JSON.stringify(plain, null, 2), JSON.stringify(Either.getOrThrow(schema), null, 2))
+  }, { fastCheck: { numRuns: 1_000 } })
+
+  it("takes a plain hover result", () => {
+    const taken = FastCheck.sample(plainHover, 200).filter((value) =>
+      LspResultRead.plainHover(overTheWire(value)) !== undefined
+    )
+    assert.lengthOf(taken, 200)
+  })
+
+  it.prop("plainHover accepts only what the schema accepts, and prints exactly as the schema's value", {
+    value: nearHover
+  }, ({ value }) => {
+    const wire = overTheWire(value)
+    const plain = LspResultRead.plainHover(wire)
+    if (plain === undefined) return
+    const schema = viaSchema(wire)
+    assert.isTrue(Either.isRight(schema), "the schema accepts it")
     assert.strictEqual(JSON.stringify(plain, null, 2), JSON.stringify(Either.getOrThrow(schema), null, 2))
   }, { fastCheck: { numRuns: 1_000 } })
 

@@ -3,11 +3,12 @@
  * the Effect runtime, `@effect/rpc` or the seam's Schemas, whose loading cost a warm query more than Node's own
  * start (docs/decisions.md, "A warm remote query in Node's start time"). It finds the daemon as `daemon.ts`
  * does (`DaemonIdentity.identifySync`), greets it and asks it over the host's RPC (`edgeWire.ts`), checks the
- * answer (`LspResultRead.plainLocations`, the schema's own fast path) and renders it with the tool's renderer.
+ * answer (`LspResultRead.plainLocations` or `plainHover`, held to the schema by property tests) and renders it
+ * with the tool's renderer.
  *
- * It answers only what it can answer exactly as the full client does: a navigation operation at a valid
- * position, `--cwd`, `--config` and `--json`, a daemon that greets with the expected identity, and a plain
- * locations answer. For anything else — another operation or option, a position the tool would refuse, no
+ * It answers only what it can answer exactly as the full client does: a navigation operation or hover at a
+ * valid position, `--cwd`, `--config` and `--json`, a daemon that greets with the expected identity, and a
+ * plain locations or hover answer. For anything else — another operation or option, a position the tool would refuse, no
  * daemon (it is never started here), another version, a coded error, an answer with notes — `run` resolves
  * to `undefined` having written nothing, and the caller runs the query through the full client, which
  * reports it. Queries are read-only, so asking again cannot do anything twice.
@@ -26,12 +27,13 @@ import type { Parsed } from "./remoteQuery.js"
 import * as RemoteTarget from "./remoteTarget.js"
 import { version } from "./version.js"
 
-/** The operations whose answer is a list of locations. */
+/** The operations whose answer is a list of locations, or a hover. */
 export const operations: ReadonlyArray<string> = [
   "goToDefinition",
   "findReferences",
   "goToImplementation",
-  "goToTypeDefinition"
+  "goToTypeDefinition",
+  "hover"
 ]
 
 /** The options this edge handles; any other sends the query to the full client. */
@@ -140,7 +142,8 @@ const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, re
     const hello = await connection.call("Hello", { clientVersion: version })
     if (hello?._tag !== "Success" || !greets(hello.value, expect)) return undefined
     const answer = await connection.call("Query", request, [[contract.budgetHeader, String(contract.timeoutMs)]])
-    return answer?._tag === "Success" ? LspResultRead.plainLocations(answer.value) : undefined
+    if (answer?._tag !== "Success") return undefined
+    return LspResultRead.plainLocations(answer.value) ?? LspResultRead.plainHover(answer.value)
   } finally {
     clearTimeout(timer)
     connection.close()
