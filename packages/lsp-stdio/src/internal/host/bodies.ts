@@ -2,9 +2,10 @@
  * Bodies (`includeBody`): each location or symbol of an answer given the source text of the whole declaration
  * it points at. The declaration is the smallest symbol of the file's documentSymbol answer that encloses the
  * location — asked through the pipeline's own documentSymbol path, on the query's server — widened to whole
- * lines; a location no symbol encloses gets its own lines. The text is read from disk through the host's file
- * access (inside the workspace, checked on the opened file, within `maxDocumentBytes`); a file that cannot be
- * read that way, or whose symbols cannot be had, gives its locations no body rather than a guessed one.
+ * lines; a location no symbol encloses gets its own lines, as does one in a file this server does not handle (it
+ * has no symbols to ask for). The text is read from disk through the host's file access (inside the workspace,
+ * checked on the opened file, within `maxDocumentBytes`); a file that cannot be read that way, or whose
+ * documentSymbol query fails, gives its locations no body rather than a guessed one.
  */
 import { type LspError, LspIdentifiers, type LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
