@@ -28,7 +28,7 @@ const show = (value: unknown): string =>
  * locations: [{ path: file_path, line }] }`; a call that names a `symbol` instead of giving a `character` is
  * titled `LSP <operation> <file_path>:<line> <symbol>`, a documentSymbol call `LSP documentSymbol <file_path>`
  * a workspaceSymbol call `LSP workspaceSymbol "<query>"` and a diagnostics call `LSP diagnostics <file_path>` (since
- * 0.2.0; none has a location). Arguments
+ * 0.2.0; none has a location); a renamePreview call ends its title with ` → <new_name>` (since 0.3.0). Arguments
  * that are missing or not primitives show as `?`; the location is left out unless `file_path` is a non-blank
  * string and `line` a positive integer.
  *
@@ -36,7 +36,7 @@ const show = (value: unknown): string =>
  * @category constructors
  */
 export const make = (args: unknown): LspToolCard => {
-  const { character, file_path, line, operation, query, symbol } = Predicate.isRecord(args) ? args : {}
+  const { character, file_path, line, new_name, operation, query, symbol } = Predicate.isRecord(args) ? args : {}
   if (operation === "diagnostics") {
     return { card: "generic", kind: "search", title: `LSP diagnostics ${show(file_path)}`, locations: [] }
   }
@@ -46,9 +46,10 @@ export const make = (args: unknown): LspToolCard => {
   if (operation === "workspaceSymbol") {
     return { card: "generic", kind: "search", title: `LSP workspaceSymbol "${show(query)}"`, locations: [] }
   }
-  const title = character === undefined && symbol !== undefined
+  const at = character === undefined && symbol !== undefined
     ? `LSP ${show(operation)} ${show(file_path)}:${show(line)} ${show(symbol)}`
     : `LSP ${show(operation)} ${show(file_path)}:${show(line)}:${show(character)}`
+  const title = operation === "renamePreview" ? `${at} → ${show(new_name)}` : at
   const locations = typeof file_path === "string" && file_path.trim() !== "" && typeof line === "number" &&
       Number.isInteger(line) && line >= 1
     ? [{ path: file_path, line }]

@@ -14,6 +14,18 @@ describe("LspToolCard", () => {
     )
   })
 
+  it("titles a rename preview with the new name", () => {
+    assert.deepStrictEqual(
+      LspToolCard.make({ operation: "renamePreview", file_path: "src/a.ts", line: 12, character: 5, new_name: "g" }),
+      {
+        card: "generic",
+        kind: "search",
+        title: "LSP renamePreview src/a.ts:12:5 → g",
+        locations: [{ path: "src/a.ts", line: 12 }]
+      }
+    )
+  })
+
   it("keeps file_path as the model wrote it", () => {
     assert.deepStrictEqual(
       LspToolCard.make({ operation: "hover", file_path: "/abs/x.py", line: 1, character: 1 }).locations,
