@@ -59,8 +59,7 @@ describe("query options of issue 33", () => {
         operation: "renamePreview",
         target: "a.ts:1:2",
         options: { "new-name": "b", remote: "auto" },
-        json: false,
-        body: false
+        json: false
       }
     )
     assert.deepStrictEqual(

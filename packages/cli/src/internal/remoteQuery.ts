@@ -74,7 +74,8 @@ export const parse = (args: ReadonlyArray<string>): Parsed | undefined => {
     }
   }
   if (positional.length !== 2 || options.remote === undefined) return undefined
-  return { operation: positional[0]!, target: positional[1]!, options, json, body }
+  const parsed = { operation: positional[0]!, target: positional[1]!, options, json }
+  return body ? { ...parsed, body } : parsed
 }
 
 // The tool's modules one by one: its index would also load the @effect/ai and MCP adapters.
