@@ -38,14 +38,19 @@ export interface CommandPart {
   readonly warmRuns: number
   /** `--remote auto` with no daemon: spawn → exit, ms. */
   readonly cold: Summary
-  /** `--remote auto` with the daemon warm, ms. */
+  /** `--remote auto` with the daemon warm, ms (answered by the command's edge, `internal/quickQuery.ts`). */
   readonly warm: Summary
+  /** The same warm query left to the full client (the edge declines it), ms. */
+  readonly warmFull: Summary
   /** `node -e 0`, interleaved with the warm runs, ms. */
   readonly node: Summary
   /** The same query without `--remote`, ms. */
   readonly local: Summary
   readonly warmOverCold: number
   readonly warmOverNode: Summary
+  readonly warmFullOverNode: Summary
+  /** How often another build changed dist/ during the warm runs (those rounds were measured again). */
+  readonly rebuilds: number
 }
 
 export interface WirePart {
@@ -102,30 +107,73 @@ const stopDaemons = async (directory: string) => {
 
 const target = (query: Query) => `${query.file}:${query.position.line + 1}:${query.position.character + 1}`
 
-const measureCommand = async (options: Options): Promise<CommandPart> => {
-  // What `npm run build` makes, from the sources as they are now: the command's dist/ and the bundle of its
-  // remote fast path (a bundle older than any of its inputs is not used, and the query would load ~600
-  // modules one by one instead).
-  const root = fileURLToPath(new URL("..", import.meta.url))
+const root = fileURLToPath(new URL("..", import.meta.url))
+const dist = Path.join(root, "packages", "cli", "dist")
+
+/**
+ * What `npm run build` makes, from the sources as they are now: the command's dist/ and the bundles of its
+ * remote path (a bundle older than any of its inputs is not used, and the query would load ~600 modules one by
+ * one instead).
+ */
+const build = () => {
   ChildProcess.execFileSync(process.execPath, [
     createRequire(import.meta.url).resolve("typescript/bin/tsc"),
     "-b",
     Path.join(root, "packages", "cli", "tsconfig.src.json")
   ], { cwd: root, stdio: "inherit" })
-  ChildProcess.execFileSync(
-    process.execPath,
-    [Path.join(root, "packages", "cli", "scripts", "bundleRemoteQuery.mjs")],
-    {
-      cwd: root,
-      stdio: "inherit"
+  ChildProcess.execFileSync(process.execPath, [Path.join(dist, "..", "scripts", "bundleRemoteQuery.mjs")], {
+    cwd: root,
+    stdio: "inherit"
+  })
+}
+
+const unchanged = (file: string, size: unknown, mtimeMs: unknown) => {
+  try {
+    const stats = Fs.statSync(Path.join(dist, file))
+    return stats.size === size && stats.mtimeMs === mtimeMs
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether both bundles are still the ones the command uses (as `fastPathBundle.ts` checks it). On a shared
+ * machine another build (a test's global setup) may rewrite dist/ meanwhile: the command would then load its
+ * modules one by one, and the runs would time that instead.
+ */
+const bundlesFresh = (): boolean =>
+  ["quickQuery", "remoteQuery"].every((name) => {
+    try {
+      const manifest: unknown = JSON.parse(Fs.readFileSync(Path.join(dist, `${name}.bundle.json`), "utf8"))
+      if (typeof manifest !== "object" || manifest === null || !("bundle" in manifest) || !("inputs" in manifest)) {
+        return false
+      }
+      const { bundle, inputs } = manifest
+      return Array.isArray(bundle) && unchanged(`${name}.bundle.cjs`, bundle[0], bundle[1]) && Array.isArray(inputs) &&
+        inputs.every((input: unknown) => Array.isArray(input) && unchanged(String(input[0]), input[1], input[2]))
+    } catch {
+      return false
     }
-  )
+  })
+
+const measureCommand = async (options: Options, log: (message: string) => void): Promise<CommandPart> => {
+  build()
   if (!Fs.existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
   const coldRuns = options.quick ? 1 : 3
   const warmRuns = options.quick ? 3 : 20
   const workspace = typescriptKind.workspace()
   const args = ["query", typescriptKind.queries[0]!.operation, target(typescriptKind.queries[0]!), "--cwd", workspace]
-  const samples = { cold: [] as Array<number>, warm: [] as Array<number>, node: [] as Array<number> }
+  // An option the edge leaves to the full client and that changes nothing for `auto` (which uses no token):
+  // the same warm query through the Effect client, as every warm query went before the edge.
+  const full = ["--token-file", "/dev/null"]
+  let rebuilds = 0
+  const samples = {
+    cold: [] as Array<number>,
+    warm: [] as Array<number>,
+    warmFull: [] as Array<number>,
+    node: [] as Array<number>,
+    nodeFull: [] as Array<number>
+  }
   const local: Array<number> = []
   for (let round = 0; round < coldRuns; round++) {
     // A socket directory of its own per round: no daemon runs for it yet.
@@ -134,13 +182,45 @@ const measureCommand = async (options: Options): Promise<CommandPart> => {
     try {
       samples.cold.push(run([bin, ...args, "--remote", "auto"], env, workspace))
       Processes.track(daemonsIn(runtime))
+      // One warm-up of each (the first run after a build writes the V8 code caches), then interleaved.
+      const warmUp = () => {
+        run([bin, ...args, "--remote", "auto"], env, workspace)
+        run([bin, ...args, "--remote", "auto", ...full], env, workspace)
+        run(["-e", "0"], env, workspace)
+      }
+      warmUp()
       for (let i = 0; i < warmRuns; i++) {
+        // A round during which dist/ changed is measured again, on a new build.
+        if (!bundlesFresh()) {
+          if (rebuilds >= 20) throw new Error("dist/ keeps changing under the bench: another build is running")
+          log("remote: dist/ changed under the bench (another build); building again")
+          build()
+          warmUp()
+          rebuilds++
+        }
+        const kept = {
+          warm: samples.warm.length,
+          warmFull: samples.warmFull.length,
+          node: samples.node.length,
+          nodeFull: samples.nodeFull.length
+        }
         if (i % 2 === 0) {
           samples.warm.push(run([bin, ...args, "--remote", "auto"], env, workspace))
           samples.node.push(run(["-e", "0"], env, workspace))
+          samples.warmFull.push(run([bin, ...args, "--remote", "auto", ...full], env, workspace))
+          samples.nodeFull.push(run(["-e", "0"], env, workspace))
         } else {
           samples.node.push(run(["-e", "0"], env, workspace))
           samples.warm.push(run([bin, ...args, "--remote", "auto"], env, workspace))
+          samples.nodeFull.push(run(["-e", "0"], env, workspace))
+          samples.warmFull.push(run([bin, ...args, "--remote", "auto", ...full], env, workspace))
+        }
+        if (!bundlesFresh()) {
+          samples.warm.length = kept.warm
+          samples.warmFull.length = kept.warmFull
+          samples.node.length = kept.node
+          samples.nodeFull.length = kept.nodeFull
+          i--
         }
       }
       local.push(run([bin, ...args], process.env, workspace))
@@ -156,10 +236,13 @@ const measureCommand = async (options: Options): Promise<CommandPart> => {
     warmRuns,
     cold,
     warm,
-    node: summarize(samples.node),
+    warmFull: summarize(samples.warmFull),
+    node: summarize([...samples.node, ...samples.nodeFull]),
     local: summarize(local),
     warmOverCold: warm.median / cold.median,
-    warmOverNode: pairedRatio(samples.warm, samples.node)
+    warmOverNode: pairedRatio(samples.warm, samples.node),
+    warmFullOverNode: pairedRatio(samples.warmFull, samples.nodeFull),
+    rebuilds
   }
 }
 
@@ -253,7 +336,7 @@ const wireInChild = async (kind: "fake" | "typescript", options: Options): Promi
 
 export const measureRemote = async (options: Options, log: (message: string) => void): Promise<RemotePart> => {
   log("remote: the command, cold and warm through --remote auto")
-  const command = await measureCommand(options)
+  const command = await measureCommand(options, log)
   const wire: Array<WirePart> = []
   for (const kind of [fakeKind, typescriptKind]) {
     log(`remote: the wire, ${kind.label}`)
@@ -270,11 +353,19 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
   const tables: Array<Table> = [
     {
       caption:
-        `the command, spawn → exit: ${command.coldRuns} cold runs, ${command.warmRuns} warm runs after each, interleaved with node -e 0`,
+        `the command, spawn → exit: ${command.coldRuns} cold runs, ${command.warmRuns} warm runs after each, interleaved with node -e 0` +
+        (command.rebuilds === 0
+          ? ""
+          : ` (another build changed dist/ ${command.rebuilds} times: those rounds were measured again on a new build)`),
       columns: ["ms", "min", "median", "max", "this / node -e 0 (paired)"],
       rows: [
         row("lsp-seam query --remote auto, cold (starts the daemon and its server)", command.cold),
-        row("lsp-seam query --remote auto, warm", command.warm, ratioSummary(command.warmOverNode)),
+        row("lsp-seam query --remote auto, warm (the edge answers)", command.warm, ratioSummary(command.warmOverNode)),
+        row(
+          "the same, left to the full client (--token-file, which the edge declines)",
+          command.warmFull,
+          ratioSummary(command.warmFullOverNode)
+        ),
         row("node -e 0", command.node),
         row("lsp-seam query (local: starts its own server)", command.local)
       ]
@@ -303,6 +394,14 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
   const fake = part.wire.find((wire) => wire.label === fakeKind.label)!
   const targets: Array<Target> = [
     {
+      name: "warm CLI query vs node -e 0",
+      goal: "≤ 2× (median of the paired ratios)",
+      measured: `${command.warmOverNode.median.toFixed(2)}× (${ms(command.warm.median)} ms vs ${
+        ms(command.node.median)
+      } ms; the full client: ${command.warmFullOverNode.median.toFixed(2)}×)`,
+      pass: judged === null ? null : command.warmOverNode.median <= 2
+    },
+    {
       name: "warm CLI query vs the cold one",
       goal: "warm ≤ 0.1× cold",
       measured: `${command.warmOverCold.toFixed(3)}× (${ms(command.warm.median)} ms vs ${ms(command.cold.median)} ms)`,
@@ -321,8 +420,12 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
     method: "The command: `lsp-seam query <op> <file:line:col> --remote auto` run as users run it (node " +
       "packages/cli/dist/bin.js, spawn to exit) on a copy of the TypeScript fixture. Each cold run uses a fresh " +
       "socket directory (XDG_RUNTIME_DIR), so it finds no daemon, starts one detached and waits for it, and the " +
-      "daemon starts typescript-language-server; the warm runs that follow reuse that daemon, interleaved with " +
-      "`node -e 0` (Node's own start, the floor of any command). The local run is the same query without " +
+      "daemon starts typescript-language-server; the warm runs that follow reuse that daemon, after one warm-up, interleaved with " +
+      "`node -e 0` (Node's own start, the floor of any command): each warm query pairs with the `node -e 0` run " +
+      "next to it, and the ratio is the median of those pairs. The command's edge (packages/cli/src/internal/" +
+      "quickQuery.ts: no Effect runtime, no Schemas) answers the warm query; the same query with `--token-file " +
+      "/dev/null` (unused with auto, but an option the edge leaves alone) goes through the full Effect client, " +
+      "as every warm query did before the edge, in the same rounds with its own `node -e 0` pairs. The local run is the same query without " +
       "`--remote`. The wire: in a fresh Node process for each server (bench/wireChild.ts: the heap and compiled " +
       "code the earlier benchmarks leave in the bench's own process made the same wire measure 0.1–0.2 ms slower), " +
       "one stdio host serves its LspService on a Unix socket; the same queries go to it in-process and through " +
@@ -335,9 +438,11 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
         ...command,
         cold: rounded(command.cold),
         warm: rounded(command.warm),
+        warmFull: rounded(command.warmFull),
         node: rounded(command.node),
         local: rounded(command.local),
-        warmOverNode: rounded(command.warmOverNode)
+        warmOverNode: rounded(command.warmOverNode),
+        warmFullOverNode: rounded(command.warmFullOverNode)
       },
       wire: part.wire.map((wire) => ({ ...wire, local: rounded(wire.local), remote: rounded(wire.remote) }))
     }

@@ -16,6 +16,7 @@ import { scopedTempDir } from "./support/cli.js"
 describe("the remote query's edge", () => {
   it("repeats the wire's and the tool's constants exactly", () => {
     assert.strictEqual(QuickQuery.contract.protocolRevision, LspRpc.protocolRevision)
+    assert.strictEqual(QuickQuery.contract.clientVersion, LspRpc.version)
     assert.strictEqual(QuickQuery.contract.budgetHeader, LspRpc.budgetHeader)
     assert.strictEqual(QuickQuery.contract.timeoutMs, LspToolConfig.defaults.timeoutMs)
     assert.strictEqual(QuickQuery.contract.maxLocations, LspToolConfig.defaults.maxLocations)

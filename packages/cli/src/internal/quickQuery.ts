@@ -25,7 +25,6 @@ import * as EdgeWire from "./edgeWire.js"
 import { queryArguments } from "./location.js"
 import type { Parsed } from "./remoteQuery.js"
 import * as RemoteTarget from "./remoteTarget.js"
-import { version } from "./version.js"
 
 /** The operations whose answer is a list of locations, or a hover. */
 export const operations: ReadonlyArray<string> = [
@@ -41,11 +40,12 @@ const handledOptions: ReadonlyArray<string> = ["remote", "cwd", "config"]
 
 /**
  * The constants of the host's contract and of the tool that the edge repeats because their modules load the
- * Schemas; the edge's tests hold each equal to its source (`LspRpc.protocolRevision`, `LspRpc.budgetHeader`,
- * `LspToolConfig.defaults`).
+ * Schemas; the edge's tests hold each equal to its source (`LspRpc.protocolRevision`, `LspRpc.version`,
+ * `LspRpc.budgetHeader`, `LspToolConfig.defaults`).
  */
 export const contract = {
   protocolRevision: 1,
+  clientVersion: "0.1.0",
   budgetHeader: "lsp-seam-budget-ms",
   timeoutMs: 60_000,
   maxLocations: 100,
@@ -100,10 +100,16 @@ const target = (parsed: Parsed, workspace: string, environment: NodeJS.ProcessEn
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** Whether `Hello`'s answer is a host this client may use (as `LspRemoteClient`'s greeting decides). */
+const isStrings = (u: unknown) => Array.isArray(u) && u.every((item) => typeof item === "string")
+
+/**
+ * Whether `Hello`'s answer is a well-formed `HelloResponse` from a host this client may use (as
+ * `LspRemoteClient`'s greeting decides: the same wire revision and, for `auto`, version and fingerprint).
+ */
 const greets = (value: unknown, expect: DaemonIdentity.Identity | undefined): boolean =>
   isRecord(value) && value.protocolRevision === contract.protocolRevision && typeof value.version === "string" &&
-  typeof value.fingerprint === "string" && Number.isInteger(value.pid) &&
+  typeof value.fingerprint === "string" && Number.isInteger(value.pid) && typeof value.statusAvailable === "boolean" &&
+  (value.roots === undefined || isStrings(value.roots)) &&
   (expect === undefined || value.version === expect.version && value.fingerprint === expect.fingerprint)
 
 const errnoOf = (cause: unknown) =>
@@ -139,7 +145,7 @@ const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, re
   if (connection === undefined) return undefined
   const timer = setTimeout(connection.close, contract.timeoutMs)
   try {
-    const hello = await connection.call("Hello", { clientVersion: version })
+    const hello = await connection.call("Hello", { clientVersion: contract.clientVersion })
     if (hello?._tag !== "Success" || !greets(hello.value, expect)) return undefined
     const answer = await connection.call("Query", request, [[contract.budgetHeader, String(contract.timeoutMs)]])
     if (answer?._tag !== "Success") return undefined
