@@ -6,7 +6,7 @@
  */
 import { LspError, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
-import { linesOf, locateSourceWith, readLocatedWith } from "../documents/source.js"
+import { linesOf, readUriWith } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
 import { isInsideUri, type Workspace } from "../files/workspace.js"
 import { isUnknownMethod } from "../servers/failures.js"
@@ -51,27 +51,15 @@ const textIn = (lines: ReadonlyArray<string>, range: LspQuery.LspRange): string 
   ].join("\n")
 }
 
-/** The lines of the workspace file `uri`, or undefined when it cannot be read (outside, missing, binary, …). */
-const linesOfUri = (context: PreviewContext, uri: string) =>
-  Effect.gen(function*() {
-    if (!isInsideUri(context.services.path, context.workspace, uri)) return undefined
-    const path = context.services.path.fromFileUrl(new URL(uri))
-    const filePath = yield* Effect.orElseSucceed(path, () => undefined)
-    if (filePath === undefined) return undefined
-    return yield* locateSourceWith(context.services, context.workspace, filePath, context.maxDocumentBytes).pipe(
-      Effect.flatMap((location) => readLocatedWith(context.services, location, context.maxDocumentBytes)),
-      Effect.map(linesOf),
-      Effect.orElseSucceed(() => undefined)
-    )
-  })
-
 /** The flat edit as the seam's answer: flagged, with the replaced text where the file could be read. */
 const toResult = (context: PreviewContext, flat: FlatEdit) =>
   Effect.gen(function*() {
     const inside = (uri: string) => isInsideUri(context.services.path, context.workspace, uri)
     const files = new Map<string, ReadonlyArray<string> | undefined>()
     for (const { uri } of flat.edits) {
-      if (!files.has(uri)) files.set(uri, yield* linesOfUri(context, uri))
+      if (files.has(uri)) continue
+      const source = yield* readUriWith(context.services, context.workspace, uri, context.maxDocumentBytes)
+      files.set(uri, source === undefined ? undefined : linesOf(source))
     }
     const edits = flat.edits.map((edit): LspResult.LspTextEdit => {
       const lines = files.get(edit.uri)

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type FileInfo, type Files, type FileServices, fileServices, orLspError } from "../files/fileAccess.js"
 import { fileUriWith } from "../files/fileUri.js"
-import { describeRealPathFailure, isInside, type Workspace } from "../files/workspace.js"
+import { describeRealPathFailure, isInside, isInsideUri, type Workspace } from "../files/workspace.js"
 
 /** A source file that passed every check, with its text as sent in `didOpen`. */
 export interface Source {
@@ -272,4 +272,23 @@ export const readLocatedWith = (
       ino: opened?.ino ?? 0,
       readAt
     }
+  })
+
+/**
+ * The workspace file at `uri` (a file an answer points into), read with every check of `readSource`; undefined
+ * when it cannot be: not a `file:` URI inside the workspace, gone, not a text file, or too large.
+ */
+export const readUriWith = (
+  services: FileServices,
+  workspace: Workspace,
+  uri: string,
+  maxDocumentBytes: number
+): Effect.Effect<Source | undefined> =>
+  Effect.gen(function*() {
+    if (!isInsideUri(services.path, workspace, uri)) return undefined
+    const path = yield* Effect.option(services.path.fromFileUrl(new URL(uri)))
+    if (Option.isNone(path)) return undefined
+    return yield* readSourceWith(services, workspace, path.value, maxDocumentBytes).pipe(
+      Effect.orElseSucceed(() => undefined)
+    )
   })

@@ -9,9 +9,9 @@
  */
 import { type LspError, LspIdentifiers, type LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
-import { locateSourceWith, readLocatedWith, type Source } from "../documents/source.js"
+import { readUriWith } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
-import { isInsideUri, type Workspace } from "../files/workspace.js"
+import type { Workspace } from "../files/workspace.js"
 
 /**
  * At most this many files of one answer get bodies (each may cost a documentSymbol request): the tool shows
@@ -90,22 +90,6 @@ const declarationsOf = (context: BodyContext, path: string) =>
     return answer.value.symbols.map((symbol) => symbol.range)
   })
 
-/** The text of the workspace file `uri`, read through the host's checks; undefined when it cannot be. */
-const readUri = (context: BodyContext, uri: string) =>
-  Effect.gen(function*() {
-    const { services, workspace } = context
-    if (!isInsideUri(services.path, workspace, uri)) return undefined
-    const path = yield* Effect.option(services.path.fromFileUrl(new URL(uri)))
-    if (path._tag === "None") return undefined
-    const source = yield* Effect.option(
-      Effect.flatMap(
-        locateSourceWith(services, workspace, path.value, context.maxDocumentBytes),
-        (location) => readLocatedWith(services, location, context.maxDocumentBytes)
-      )
-    )
-    return source._tag === "None" ? undefined : { path: path.value, source: source.value }
-  })
-
 /** What one file gives the items that point into it: a body for a range, or undefined. */
 type BodyFor = (range: Range) => LspResult.LspBody | undefined
 
@@ -115,11 +99,10 @@ const bodiesOfFile = (
   ownRanges: boolean
 ): Effect.Effect<BodyFor | undefined> =>
   Effect.gen(function*() {
-    const read = yield* readUri(context, uri)
-    if (read === undefined) return undefined
-    const declarations = ownRanges ? [] : yield* declarationsOf(context, read.path)
+    const source = yield* readUriWith(context.services, context.workspace, uri, context.maxDocumentBytes)
+    if (source === undefined) return undefined
+    const declarations = ownRanges ? [] : yield* declarationsOf(context, source.path)
     if (declarations === undefined) return undefined
-    const source: Source = read.source
     const text = { text: source.text, lines: LspIdentifiers.splitLines(source.text), starts: lineStarts(source.text) }
     const bodyFor: BodyFor = (range) =>
       bodyOf(text, ownRanges ? range : smallestEnclosing(declarations, range) ?? range)
