@@ -16,6 +16,9 @@ import * as ConfigErrors from "./internal/config/configErrors.js"
 import * as ConfigFields from "./internal/config/configFields.js"
 import * as ConfigVariable from "./internal/config/configVariable.js"
 import * as MemorySize from "./internal/config/memorySize.js"
+import * as Settings from "./internal/config/serverSettings.js"
+
+const { ByteCap, field, Timer } = Settings
 
 /**
  * The largest value accepted for a timer, in milliseconds (the largest delay a JavaScript timer can hold).
@@ -23,7 +26,7 @@ import * as MemorySize from "./internal/config/memorySize.js"
  * @since 0.1.0
  * @category models
  */
-export const MAX_TIMER_MS = 2_147_483_647
+export const MAX_TIMER_MS = Settings.MAX_TIMER_MS
 
 /**
  * The environment variable `load` and `config` read by default.
@@ -32,22 +35,6 @@ export const MAX_TIMER_MS = 2_147_483_647
  * @category models
  */
 export const DEFAULT_VARIABLE = "LSP_SEAM_CONFIG"
-
-// A refinement's description names the accepted values (a failed decode says it expected that); each field
-// adds its own description and default, for editors, on the property.
-const Timer = Schema.Int.pipe(Schema.between(1, MAX_TIMER_MS)).annotations({
-  description: `an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`
-})
-
-const ByteCap = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
-  description: "an integer of at least 1 (bytes)"
-})
-
-const field = <A, I>(schema: Schema.Schema<A, I>, description: string, defaultValue: A) =>
-  Schema.optionalWith(schema, { exact: true, default: () => defaultValue }).annotations({
-    description,
-    default: defaultValue
-  })
 
 /**
  * When a freshly started server counts as ready for its first query: once no `$/progress` token is
@@ -58,34 +45,13 @@ const field = <A, I>(schema: Schema.Schema<A, I>, description: string, defaultVa
  * @since 0.1.0
  * @category models
  */
-export const Readiness = Schema.Struct({
-  quietMs: field(
-    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
-      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
-    }),
-    "After startup, how long the server must have been silent (with no progress active) before the first query.",
-    0
-  ),
-  progress: field(
-    Schema.Boolean,
-    "Whether to wait, after startup, until the server's work-done progress (indexing, project loading) has ended.",
-    true
-  ),
-  maxWaitMs: field(
-    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
-      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
-    }),
-    "The longest a query waits for a starting server to settle; it then asks anyway and marks the answer " +
-      "incomplete.",
-    15_000
-  )
-}).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
+export const Readiness: typeof Settings.Readiness = Settings.Readiness
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Readiness = typeof Readiness.Type
+export type Readiness = Settings.Readiness
 
 /**
  * The crash-loop budget: how many crashes within how long stop the restarts.
@@ -93,18 +59,13 @@ export type Readiness = typeof Readiness.Type
  * @since 0.1.0
  * @category models
  */
-export const CrashLoop = Schema.Struct({
-  maxCrashes: Schema.Int.pipe(Schema.between(1, 1_000)).annotations({
-    description: "an integer from 1 to 1000"
-  }),
-  windowMs: Timer
-}).annotations({ identifier: "CrashLoop", title: "an object like { \"maxCrashes\": 5, \"windowMs\": 180000 }" })
+export const CrashLoop: typeof Settings.CrashLoop = Settings.CrashLoop
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type CrashLoop = typeof CrashLoop.Type
+export type CrashLoop = Settings.CrashLoop
 
 /**
  * How long a diagnostics query waits for pushed diagnostics (servers that do not answer them on request):
@@ -114,28 +75,13 @@ export type CrashLoop = typeof CrashLoop.Type
  * @since 0.2.0
  * @category models
  */
-export const DiagnosticsWait = Schema.Struct({
-  quietMs: field(
-    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
-      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
-    }),
-    "Once diagnostics for the current text have come, how long to wait for more (some servers publish in phases).",
-    200
-  ),
-  maxWaitMs: field(
-    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
-      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
-    }),
-    "The longest a diagnostics query waits for the server to publish diagnostics for the current text.",
-    10_000
-  )
-}).annotations({ identifier: "DiagnosticsWait", title: "an object like { \"quietMs\": 200 }" })
+export const DiagnosticsWait: typeof Settings.DiagnosticsWait = Settings.DiagnosticsWait
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type DiagnosticsWait = typeof DiagnosticsWait.Type
+export type DiagnosticsWait = Settings.DiagnosticsWait
 
 /**
  * For servers that need a project model (see `projectMarkers`): when no marker governs a queried file,
@@ -146,16 +92,31 @@ export type DiagnosticsWait = typeof DiagnosticsWait.Type
  * @since 0.2.0
  * @category models
  */
-export const LooseFiles = Schema.Struct({
-  maxFiles: Schema.Int.pipe(Schema.between(1, 10_000)).annotations({ description: "an integer from 1 to 10000" }),
-  maxBytes: ByteCap
-}).annotations({ identifier: "LooseFiles", title: "an object like { \"maxFiles\": 100, \"maxBytes\": 2000000 }" })
+export const LooseFiles: typeof Settings.LooseFiles = Settings.LooseFiles
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type LooseFiles = typeof LooseFiles.Type
+export type LooseFiles = Settings.LooseFiles
+
+/**
+ * For a server that hosts every project of a workspace itself, finding each file's project from the marker
+ * files in `projectMarkers` (tsserver and its tsconfig.json files): before a cross-file question, one file of
+ * each project (up to `maxProjects`) is opened so that the server loads it; the operations in `askEach`, which
+ * the server answers from one project only, are asked again from each other project that references the
+ * symbol, and the answers merged. What a bound left out is named in the answer (projects-not-searched).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const Projects: typeof Settings.Projects = Settings.Projects
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Projects = Settings.Projects
 
 /**
  * How documents are kept in sync: `transient` opens and closes the document around every query;
@@ -164,15 +125,13 @@ export type LooseFiles = typeof LooseFiles.Type
  * @since 0.1.0
  * @category models
  */
-export const DocumentSync = Schema.Literal("transient", "retained").annotations({
-  title: "\"transient\" or \"retained\""
-})
+export const DocumentSync: typeof Settings.DocumentSync = Settings.DocumentSync
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type DocumentSync = typeof DocumentSync.Type
+export type DocumentSync = Settings.DocumentSync
 
 /**
  * One configured language server. In the decoded type every default is filled in.
@@ -255,6 +214,16 @@ export const ServerConfig = Schema.Struct({
     "When no project marker governs a queried file, cross-file queries first open up to maxFiles of the " +
       "workspace's files (maxBytes in all) so the answer covers them; beyond that they are flagged no-project. " +
       "null: never.",
+    null
+  ),
+  projects: field(
+    Schema.NullOr(Projects),
+    "For a server that hosts every project of the workspace itself (tsserver): before findReferences, " +
+      "goToImplementation, incomingCalls or workspaceSymbol, one file of each project (a directory with one of " +
+      "projectMarkers; at most maxProjects) is opened so the server loads it, and the operations in askEach, " +
+      "which the server answers from one project only, are asked again from each other project that references " +
+      "the symbol and merged. Projects beyond the bound are named in the answer (projects-not-searched). Needs " +
+      "documentSync \"retained\". null: off (servers rooted per project use rootMarkers instead).",
     null
   ),
   diagnosticsWait: field(

@@ -45,6 +45,7 @@ describe("StdioConfig", () => {
         workspaceSymbols: true,
         readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
         looseFiles: null,
+        projects: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
@@ -74,6 +75,7 @@ describe("StdioConfig", () => {
         workspaceSymbols: false,
         readiness: { quietMs: 250, progress: false, maxWaitMs: 0 },
         looseFiles: { maxFiles: 3, maxBytes: 4 },
+        projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
@@ -352,6 +354,7 @@ describe("StdioConfig", () => {
       workspaceSymbols: true,
       readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
       looseFiles: null,
+      projects: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
       idleTimeoutMs: 600_000,
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }

@@ -82,7 +82,9 @@ export const Incomplete: typeof Annotations.Incomplete = Annotations.Incomplete
  * `compile_commands.json`, …); `provider-failed` — a workspaceSymbol search merged from several providers,
  * one of which failed (the message names it and its error); `diagnostics-pending` — the server had not
  * published diagnostics for the file's current text when the answer had to be given (the answer then
- * holds none: a set for an older text is never given).
+ * holds none: a set for an older text is never given); `projects-not-searched` (since 0.3.0) — the
+ * workspace has several projects of one server and some were not searched (a bound on how many are loaded, or
+ * on how far the workspace was walked to find them): the message names them.
  *
  * @since 0.2.0
  * @category models

@@ -23,7 +23,7 @@ import type {
  * @category models
  */
 export interface IncompleteReason {
-  readonly reason: "readiness" | "no-project" | "provider-failed" | "diagnostics-pending"
+  readonly reason: "readiness" | "no-project" | "provider-failed" | "diagnostics-pending" | "projects-not-searched"
   readonly message: string
 }
 

@@ -3,23 +3,24 @@
  * put the document on it, wait for it to settle, ask, and flag what is partial. The lease and the document
  * are resources of the caller's scope (the attempt's own, under the query's).
  */
-import { type LspError, LspError as Errors, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import { type LspError, LspError as Errors, LspExtension, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Diagnostics from "../answers/diagnostics.js"
 import * as RenamePreview from "../answers/renamePreview.js"
 import * as Requests from "../answers/requests.js"
 import * as Documents from "../documents/documents.js"
-import { readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
+import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
 import { isInsideUri } from "../files/workspace.js"
 import { isTransportFailure, isUnknownMethod } from "../servers/failures.js"
 import * as Readiness from "../servers/readiness.js"
-import type * as ServerInstance from "../servers/serverInstance.js"
+import * as ServerInstance from "../servers/serverInstance.js"
 import type * as ServerKey from "../servers/serverKey.js"
 import type { Servers } from "../servers/servers.js"
-import { advertised, capabilityOf, opensTransiently } from "../wire/capabilities.js"
+import { advertised, capabilityOf, isCrossFile, opensTransiently } from "../wire/capabilities.js"
 import * as ProjectModel from "./projectModel.js"
+import * as Projects from "./projects.js"
 
 /** The method a "method not found" was about. */
 const methodOf = (error: LspError.LspError) => error.reason?._tag === "MethodNotFound" ? error.reason.method : "?"
@@ -97,6 +98,26 @@ const documentRequest = (
   abandons: (error) => Errors.isLspError(error) && isTransportFailure(error)
 })
 
+/** Another file of the workspace put on the server as a document of the query (asked from another project). */
+const putOther = (
+  target: Target,
+  instance: ServerInstance.ServerInstance,
+  query: LspQuery.LspProviderQuery,
+  filePath: string
+) =>
+  Effect.gen(function*() {
+    const { key, services, spec } = target
+    const location = yield* locateSourceWith(services, key.workspace, filePath, spec.config.maxDocumentBytes)
+    const languageId = ServerInstance.languagesOf(spec).get(LspExtension.finalExtension(filePath)) ?? query.languageId
+    const request = documentRequest(target, { ...query, languageId }, {
+      location,
+      source: undefined,
+      needsProject: false
+    })
+    yield* Documents.put(services, documentServer(target, instance), request)
+    return location
+  })
+
 /** Before a transient reopen for diagnostics, the server's sets for the last open are let settle. */
 const beforeOpen = (
   { spec }: Target,
@@ -171,10 +192,27 @@ const onServer = (
     const partial = located.needsProject
       ? yield* ProjectModel.lend(services, spec, instance, key.workspace, located.location)
       : undefined
+    // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
+    const unsearched = isCrossFile(query.operation)
+      ? yield* Projects.load(services, spec, instance, key.workspace, located.location)
+      : undefined
     const settled = instance.readiness.isSettled() ||
       (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
-    const result = yield* request(target, instance, query, { request: document, startedAt })
-    const flagged = partial === undefined ? result : LspResult.markIncomplete(result, partial)
+    const asked = yield* request(target, instance, query, { request: document, startedAt })
+    const result = yield* Projects.acrossProjects(
+      {
+        services,
+        spec,
+        instance,
+        workspace: key.workspace,
+        open: (filePath) => putOther(target, instance, query, filePath)
+      },
+      query,
+      located.location,
+      asked
+    )
+    const withProjects = unsearched === undefined ? result : Projects.flag(result, unsearched)
+    const flagged = partial === undefined ? withProjects : LspResult.markIncomplete(withProjects, partial)
     return settled ? flagged : LspResult.markIncomplete(flagged)
   })
 

@@ -9,7 +9,13 @@ export const Incomplete = Schema.Literal(true).annotations({
   description: "The answer may be incomplete; incompleteReasons says why."
 })
 
-export const IncompleteReasonKind = Schema.Literal("readiness", "no-project", "provider-failed", "diagnostics-pending")
+export const IncompleteReasonKind = Schema.Literal(
+  "readiness",
+  "no-project",
+  "provider-failed",
+  "diagnostics-pending",
+  "projects-not-searched"
+)
 
 export type IncompleteReasonKind = typeof IncompleteReasonKind.Type
 

@@ -1,0 +1,132 @@
+/**
+ * The nested settings of a server's configuration (timers, readiness, crash loop, diagnostics wait, loose files,
+ * projects, document sync), each a Schema with its own description. `StdioConfig` is their public face, where
+ * each is documented.
+ */
+import * as Schema from "effect/Schema"
+
+/** The largest value accepted for a timer, in milliseconds (the largest delay a JavaScript timer can hold). */
+export const MAX_TIMER_MS = 2_147_483_647
+
+// A refinement's description names the accepted values (a failed decode says it expected that); each field
+// adds its own description and default, for editors, on the property.
+export const Timer = Schema.Int.pipe(Schema.between(1, MAX_TIMER_MS)).annotations({
+  description: `an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`
+})
+
+export const ByteCap = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+  description: "an integer of at least 1 (bytes)"
+})
+
+export const field = <A, I>(schema: Schema.Schema<A, I>, description: string, defaultValue: A) =>
+  Schema.optionalWith(schema, { exact: true, default: () => defaultValue }).annotations({
+    description,
+    default: defaultValue
+  })
+
+/**
+ * When a freshly started server counts as ready for its first query: once no `$/progress` token is
+ * active (when `progress` is on) and nothing has arrived from the server for `quietMs` milliseconds. A
+ * query never waits for this longer than `maxWaitMs`, nor past its caller's deadline; an answer given
+ * before the server settled is marked incomplete.
+ */
+export const Readiness = Schema.Struct({
+  quietMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "After startup, how long the server must have been silent (with no progress active) before the first query.",
+    0
+  ),
+  progress: field(
+    Schema.Boolean,
+    "Whether to wait, after startup, until the server's work-done progress (indexing, project loading) has ended.",
+    true
+  ),
+  maxWaitMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "The longest a query waits for a starting server to settle; it then asks anyway and marks the answer " +
+      "incomplete.",
+    15_000
+  )
+}).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
+
+export type Readiness = typeof Readiness.Type
+
+/**
+ * The crash-loop budget: how many crashes within how long stop the restarts.
+ */
+export const CrashLoop = Schema.Struct({
+  maxCrashes: Schema.Int.pipe(Schema.between(1, 1_000)).annotations({
+    description: "an integer from 1 to 1000"
+  }),
+  windowMs: Timer
+}).annotations({ identifier: "CrashLoop", title: "an object like { \"maxCrashes\": 5, \"windowMs\": 180000 }" })
+
+export type CrashLoop = typeof CrashLoop.Type
+
+/**
+ * How long a diagnostics query waits for pushed diagnostics (servers that do not answer them on request):
+ * after the set for the synced text has come, `quietMs` without another; all in all at most `maxWaitMs`,
+ * and never past the caller's deadline. When it runs out the answer is flagged `diagnostics-pending`.
+ */
+export const DiagnosticsWait = Schema.Struct({
+  quietMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "Once diagnostics for the current text have come, how long to wait for more (some servers publish in phases).",
+    200
+  ),
+  maxWaitMs: field(
+    Schema.Int.pipe(Schema.between(0, MAX_TIMER_MS)).annotations({
+      description: `an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`
+    }),
+    "The longest a diagnostics query waits for the server to publish diagnostics for the current text.",
+    10_000
+  )
+}).annotations({ identifier: "DiagnosticsWait", title: "an object like { \"quietMs\": 200 }" })
+
+export type DiagnosticsWait = typeof DiagnosticsWait.Type
+
+/**
+ * For servers that need a project model (see `projectMarkers`): when no marker governs a queried file,
+ * cross-file queries first open the workspace's files of this server (at most `maxFiles`, `maxBytes` in all),
+ * so that the server sees them and the answer is complete; beyond that bound the answer is flagged
+ * no-project. Needs documentSync "retained" (the files stay open and in step with the disk).
+ */
+export const LooseFiles = Schema.Struct({
+  maxFiles: Schema.Int.pipe(Schema.between(1, 10_000)).annotations({ description: "an integer from 1 to 10000" }),
+  maxBytes: ByteCap
+}).annotations({ identifier: "LooseFiles", title: "an object like { \"maxFiles\": 100, \"maxBytes\": 2000000 }" })
+
+export type LooseFiles = typeof LooseFiles.Type
+
+/**
+ * For a server that hosts every project of a workspace itself, finding each file's project from the marker
+ * files in `projectMarkers` (tsserver and its tsconfig.json files): before a cross-file question, one file of
+ * each project (up to `maxProjects`) is opened so that the server loads it; the operations in `askEach`, which
+ * the server answers from one project only, are asked again from each other project that references the
+ * symbol, and the answers merged. What a bound left out is named in the answer (projects-not-searched).
+ */
+export const Projects = Schema.Struct({
+  maxProjects: Schema.Int.pipe(Schema.between(1, 1000)).annotations({ description: "an integer from 1 to 1000" }),
+  askEach: Schema.Array(Schema.Literal("goToImplementation", "incomingCalls"))
+}).annotations({
+  identifier: "Projects",
+  title: "an object like { \"maxProjects\": 20, \"askEach\": [\"goToImplementation\", \"incomingCalls\"] }"
+})
+
+export type Projects = typeof Projects.Type
+
+/**
+ * How documents are kept in sync: `transient` opens and closes the document around every query;
+ * `retained` keeps documents open between queries and brings them up to date with the disk first.
+ */
+export const DocumentSync = Schema.Literal("transient", "retained").annotations({
+  title: "\"transient\" or \"retained\""
+})
+
+export type DocumentSync = typeof DocumentSync.Type

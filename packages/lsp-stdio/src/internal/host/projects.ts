@@ -1,0 +1,376 @@
+/**
+ * Several projects of one server in one workspace (`projects` in its configuration: tsserver and its
+ * tsconfig.json files). tsserver answers findReferences from the projects it has loaded, and goToImplementation
+ * and incomingCalls from the queried file's own project only. So before a cross-file question the host opens
+ * one file of each project, which makes the server load it (`load`), and asks those two operations again from
+ * each other project that references the symbol (`acrossProjects`): implementations from a reference in that
+ * project, callers from the references in it that are calls. What a bound left out is named in the answer.
+ */
+import * as Path from "@effect/platform/Path"
+import { type LspError, LspExtension, LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Requests from "../answers/requests.js"
+import * as RetainedDocuments from "../documents/retainedDocuments.js"
+import { linesOf, locateSourceWith, readLocatedWith, type SourceLocation } from "../documents/source.js"
+import type { FileServices } from "../files/fileAccess.js"
+import { uriToPath } from "../files/fileUri.js"
+import { isInsideUri, type Workspace } from "../files/workspace.js"
+import * as WorkspaceFiles from "../files/workspaceFiles.js"
+import * as ServerInstance from "../servers/serverInstance.js"
+import { callersOf } from "./projectCallers.js"
+import { relistAfterMs } from "./projectModel.js"
+
+/** The projects found in a workspace, relative to it, and whether the walk saw all of it. */
+interface Survey {
+  /** Project directories ("" for the workspace itself) with the file opened to load each, if any. */
+  readonly projects: ReadonlyArray<{ readonly directory: string; readonly file: string | undefined }>
+  readonly complete: boolean
+}
+
+// Per server: when the workspace was last surveyed, what that found, and what the loading left out.
+const surveys = new WeakMap<ServerInstance.ServerInstance, {
+  readonly at: number
+  readonly survey: Survey
+  readonly partial: LspResult.IncompleteReason | undefined
+}>()
+
+/** How many directory entries a survey looks at, at most. */
+const maxEntries = 50_000
+
+/** A project marker larger than this is not read for its files (it is still a marker). */
+const maxMarkerBytes = 1_000_000
+
+/** The parts of a tsconfig.json/jsconfig.json that say which files are the project's own. */
+const ProjectFiles = Schema.Struct({
+  files: Schema.optional(Schema.Array(Schema.String)),
+  include: Schema.optional(Schema.Array(Schema.String))
+})
+
+/** JSON with comments and trailing commas (as tsconfig.json allows) to plain JSON; strings are kept as they are. */
+const plainJson = (text: string): string =>
+  text
+    .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string: string | undefined) => string ?? "")
+    .replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (match, string: string | undefined, close: string | undefined) =>
+      string ?? close ?? match)
+
+/**
+ * The file to open to load a project: of its candidates, the first its marker includes (`files`, or the fixed
+ * leading directories of `include` patterns); none for a project with no files of its own (`"files": []`, a
+ * solution-style tsconfig). A marker that cannot be read as such says nothing: the first candidate.
+ */
+const fileToOpen = (services: FileServices, workspace: Workspace, project: WorkspaceFiles.FoundProject) =>
+  Effect.gen(function*() {
+    const { path } = services
+    const markerPath = path.join(workspace.path, project.directory, project.marker)
+    const text = yield* Effect.option(Effect.flatMap(
+      locateSourceWith(services, workspace, markerPath, maxMarkerBytes),
+      (located) => readLocatedWith(services, located, maxMarkerBytes)
+    ))
+    const parsed = Option.flatMap(
+      text,
+      (source) =>
+        Either.getRight(Either.try((): unknown => JSON.parse(plainJson(source.text)))).pipe(
+          Option.flatMap(Schema.decodeUnknownOption(ProjectFiles))
+        )
+    )
+    if (Option.isNone(parsed)) return project.files[0]
+    const { files, include } = parsed.value
+    const own = (relative: string) => path.relative(project.directory, relative)
+    if (files !== undefined && include === undefined) {
+      const listed = new Set(files.map((file) => path.normalize(file)))
+      return project.files.find((candidate) => listed.has(own(candidate)))
+    }
+    if (include === undefined) return project.files[0]
+    // "src/**/*.ts" → "src"; "**/*" → "": the directories a pattern names before its first wildcard.
+    const prefixes = include.map((pattern) =>
+      path.normalize(pattern).split(path.sep).filter((part) => part !== ".")
+        .reduce<{ parts: Array<string>; open: boolean }>((acc, part) =>
+          acc.open && !/[*?{[]/.test(part) ? { parts: [...acc.parts, part], open: true } : { ...acc, open: false }, {
+          parts: [],
+          open: true
+        }).parts.join(path.sep)
+    )
+    return project.files.find((candidate) =>
+      prefixes.some((prefix) => {
+        const relative = own(candidate)
+        return prefix === "" || relative === prefix || relative.startsWith(`${prefix}${path.sep}`)
+      })
+    )
+  })
+
+/** The project (directory relative to the workspace) of a file, also relative: the nearest one above it. */
+const projectOf = (survey: Survey, path: FileServices["path"], relative: string): string | undefined => {
+  const directories = new Set(survey.projects.map((project) => project.directory))
+  for (let at = path.dirname(relative);; at = path.dirname(at)) {
+    const key = at === "." ? "" : at
+    if (directories.has(key)) return key
+    if (key === "") return undefined
+  }
+}
+
+const listed = (names: ReadonlyArray<string>) =>
+  names.length <= 5
+    ? names.map((name) => name === "" ? "." : name).join(", ")
+    : `${names.slice(0, 5).map((name) => name === "" ? "." : name).join(", ")} and ${names.length - 5} more`
+
+/** The reason for projects that were not searched, naming them. */
+const notSearched = (providerId: string, skipped: ReadonlyArray<string>, why: string): LspResult.IncompleteReason => ({
+  reason: "projects-not-searched",
+  message: `The "${providerId}" server did not search ${skipped.length} project(s) of this workspace (${
+    listed(skipped)
+  }): ${why}. Uses in them may be missing; query a file inside one of them, or confirm with a text search.`
+})
+
+/**
+ * `result` flagged with `reason`; a projects-not-searched reason it already has gets this one's message added
+ * (an answer says each kind of reason once, and both name projects the answer lacks).
+ */
+export const flag = <A extends LspResult.LspQueryResult>(result: A, reason: LspResult.IncompleteReason): A => {
+  const reasons = LspResult.incompleteReasonsOf(result)
+  const existing = reasons.find((known) => known.reason === reason.reason)
+  return existing === undefined || existing.message === reason.message ? LspResult.markIncomplete(result, reason) : {
+    ...result,
+    incompleteReasons: reasons.map((known) =>
+      known === existing ? { reason: known.reason, message: `${known.message} ${reason.message}` } : known
+    )
+  }
+}
+
+/** The reason for a survey cut short: projects further in were not looked for. */
+const notSurveyed = (providerId: string): LspResult.IncompleteReason => ({
+  reason: "projects-not-searched",
+  message: `The workspace has more than ${maxEntries} entries, so the "${providerId}" server's projects further ` +
+    "in were not looked for and uses in them may be missing. Run the query from the project's directory, or " +
+    "confirm with a text search."
+})
+
+/**
+ * Before a cross-file question: every project of the workspace (up to `maxProjects`, the queried file's own
+ * first) gets one file opened and kept open, so the server loads it. Surveyed again at most every
+ * `relistAfterMs`. The reason the answer may still miss projects, or undefined.
+ */
+export const load = (
+  services: FileServices,
+  spec: ServerInstance.ServerSpec,
+  instance: ServerInstance.ServerInstance,
+  workspace: Workspace,
+  location: SourceLocation
+): Effect.Effect<LspResult.IncompleteReason | undefined, LspError.LspError> =>
+  Effect.gen(function*() {
+    const config = spec.config.projects
+    if (config === null) return undefined
+    const now = yield* Clock.currentTimeMillis
+    const previous = surveys.get(instance)
+    if (previous !== undefined && now - previous.at < relistAfterMs) return previous.partial
+    const { path } = services
+    const languages = ServerInstance.languagesOf(spec)
+    const found = yield* WorkspaceFiles.findProjects(
+      services.files,
+      path,
+      workspace.path,
+      spec.config.projectMarkers,
+      [...languages.keys()],
+      maxEntries
+    )
+    const projects = yield* Effect.forEach(found.projects, (project) =>
+      Effect.map(fileToOpen(services, workspace, project), (file) => ({ directory: project.directory, file })))
+    const survey: Survey = { projects, complete: found.complete }
+    const own = projectOf(survey, path, path.relative(workspace.path, location.path))
+    // Projects with files of their own, the queried file's first; a solution-style tsconfig has none to load.
+    const loadable = projects.filter((project) =>
+      project.file !== undefined
+    )
+      .sort((a, b) => Number(b.directory === own) - Number(a.directory === own))
+    const kept = loadable.slice(0, config.maxProjects)
+    const skipped = loadable.slice(config.maxProjects).map((project) => project.directory)
+    let partial: LspResult.IncompleteReason | undefined = found.complete ? undefined : notSurveyed(spec.providerId)
+    if (spec.config.documentSync !== "retained") {
+      const others = loadable.filter((project) => project.directory !== own).map((project) => project.directory)
+      if (others.length > 0) {
+        partial = notSearched(
+          spec.providerId,
+          others,
+          "documentSync is \"transient\", so no other project is kept loaded"
+        )
+      }
+    } else {
+      yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
+        workspace,
+        paths: kept.flatMap((project) => project.file === undefined ? [] : [path.join(workspace.path, project.file)])
+          .filter((file) => file !== location.path),
+        languageOf: (file) => languages.get(LspExtension.finalExtension(file)) ?? "",
+        maxDocumentBytes: spec.config.maxDocumentBytes,
+        onSent: instance.diagnostics.markSent
+      })
+      if (skipped.length > 0) {
+        partial = notSearched(
+          spec.providerId,
+          skipped,
+          `at most ${config.maxProjects} projects are loaded (projects.maxProjects)`
+        )
+      }
+    }
+    surveys.set(instance, { at: now, survey, partial })
+    return partial
+  })
+
+const sameRange = (a: LspQuery.LspRange, b: LspQuery.LspRange) =>
+  a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line &&
+  a.end.character === b.end.character
+
+const byPlace = (a: LspResult.LspLocation, b: LspResult.LspLocation) =>
+  a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line ||
+  a.range.start.character - b.range.start.character
+
+/** A reference in another project: where it is, and the file's path. */
+interface Elsewhere {
+  readonly reference: LspResult.LspLocation
+  readonly file: string
+}
+
+/** How many files of other projects are searched for callers, at most (each costs a documentSymbol and an open). */
+const maxCallerFiles = 100
+
+/** What the host lends `acrossProjects` for one query. */
+export interface Asking {
+  readonly services: FileServices
+  readonly spec: ServerInstance.ServerSpec
+  readonly instance: ServerInstance.ServerInstance
+  readonly workspace: Workspace
+  /** Puts another file of the workspace on the server for the rest of the query's scope. */
+  readonly open: (filePath: string) => Effect.Effect<SourceLocation, LspError.LspError, Scope.Scope>
+}
+
+const sameLocation = (a: LspResult.LspLocation, b: LspResult.LspLocation) =>
+  a.uri === b.uri && sameRange(a.range, b.range)
+
+/** The implementations found from the first reference of each project, merged into `found`. */
+const implementationsFrom = (
+  asking: Asking,
+  query: LspQuery.LspPositionRequest & { readonly languageId: string },
+  result: LspResult.LspLocationsResult,
+  references: ReadonlyArray<ReadonlyArray<Elsewhere>>
+) =>
+  Effect.gen(function*() {
+    const found = [...result.locations]
+    for (const [{ file, reference }] of references) {
+      const located = yield* asking.open(file!)
+      const answer = yield* Requests.ask(
+        asking.instance,
+        { ...query, filePath: located.path, position: reference!.range.start },
+        located.uri,
+        asking.workspace.uri
+      )
+      if (answer.kind !== "locations") continue
+      found.push(...answer.locations.filter((candidate) => !found.some((known) => sameLocation(known, candidate))))
+    }
+    return { ...result, locations: found.sort(byPlace) }
+  })
+
+/** The callers of the references of each project that are calls, merged into the answer's calls. */
+const callersFrom = (
+  asking: Asking,
+  result: LspResult.LspCallsResult,
+  references: ReadonlyArray<ReadonlyArray<Elsewhere>>
+) =>
+  Effect.gen(function*() {
+    const { path } = asking.services
+    const calls = [...result.calls]
+    const files = [...groupByFile(references.flat())]
+    for (const [file, sites] of files.slice(0, maxCallerFiles)) {
+      const located = yield* asking.open(file)
+      const source = yield* readLocatedWith(asking.services, located, asking.spec.config.maxDocumentBytes)
+      const callers = yield* callersOf(asking.instance, {
+        uri: located.uri,
+        lines: linesOf(source),
+        jsx: /\.[jt]sx$/.test(file),
+        name: path.basename(file),
+        sites: sites.map((site) => site.reference.range)
+      })
+      for (const caller of callers) {
+        const known = calls.findIndex((call) =>
+          call.uri === caller.uri && sameRange(call.selectionRange, caller.selectionRange)
+        )
+        if (known < 0) calls.push(caller)
+        else calls[known] = { ...calls[known]!, fromRanges: [...calls[known]!.fromRanges, ...caller.fromRanges] }
+      }
+    }
+    const answer = { ...result, calls }
+    const left = files.slice(maxCallerFiles).map(([file]) => path.relative(asking.workspace.path, file))
+    return left.length === 0 ? answer : LspResult.markIncomplete(
+      answer,
+      notSearched(
+        asking.spec.providerId,
+        left,
+        `callers are looked for in at most ${maxCallerFiles} files of other projects`
+      )
+    )
+  })
+
+/**
+ * goToImplementation and incomingCalls (those in the server's `projects.askEach`), completed from the other
+ * projects that reference the symbol: the references are asked first; then, per other project, the
+ * implementations from its first reference, or the callers of the references in it that are calls.
+ */
+export const acrossProjects = (
+  asking: Asking,
+  query: LspQuery.LspProviderQuery,
+  location: SourceLocation,
+  result: LspResult.LspQueryResult
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { instance, services, spec, workspace } = asking
+    const config = spec.config.projects
+    const survey = surveys.get(instance)?.survey
+    const operation = query.operation
+    if (
+      config === null || survey === undefined || survey.projects.length < 2 ||
+      spec.config.documentSync !== "retained" || !LspQuery.isPositionRequest(query) ||
+      (operation !== "goToImplementation" && operation !== "incomingCalls") || !config.askEach.includes(operation)
+    ) return result
+    const { path } = services
+    const references = yield* Requests.ask(
+      instance,
+      { ...query, operation: "findReferences" },
+      location.uri,
+      workspace.uri
+    )
+    if (references.kind !== "locations") return result
+    const own = projectOf(survey, path, path.relative(workspace.path, location.path))
+    // The references in other projects, grouped by project (sorted, each in file and position order).
+    const elsewhere = new Map<string, Array<Elsewhere>>()
+    for (const reference of [...references.locations].sort(byPlace)) {
+      if (!isInsideUri(path, workspace, reference.uri)) continue
+      const file = yield* uriToPath(reference.uri).pipe(Effect.provideService(Path.Path, path))
+      const project = projectOf(survey, path, path.relative(workspace.path, file))
+      if (project === undefined || project === own) continue
+      elsewhere.set(project, [...(elsewhere.get(project) ?? []), { reference, file }])
+    }
+    const projects = [...elsewhere.keys()].sort()
+    const searched = projects.slice(0, config.maxProjects).map((project) => elsewhere.get(project)!)
+    const skipped = projects.slice(config.maxProjects)
+    const merged = result.kind === "locations"
+      ? yield* implementationsFrom(asking, query, result, searched)
+      : result.kind === "calls"
+      ? yield* callersFrom(asking, result, searched)
+      : result
+    return skipped.length === 0 ? merged : flag(
+      merged,
+      notSearched(
+        spec.providerId,
+        skipped,
+        `${operation} is asked from at most ${config.maxProjects} other projects (projects.maxProjects)`
+      )
+    )
+  })
+
+const groupByFile = <A extends { readonly file: string }>(entries: ReadonlyArray<A>) => {
+  const byFile = new Map<string, Array<A>>()
+  for (const entry of entries) byFile.set(entry.file, [...(byFile.get(entry.file) ?? []), entry])
+  return byFile
+}
