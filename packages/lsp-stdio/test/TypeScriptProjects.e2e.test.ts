@@ -135,7 +135,7 @@ describe("several TypeScript projects in one workspace", () => {
       // The queried file's project and the first other one are loaded; app2 and app3 are not.
       const reasons = LspResult.incompleteReasonsOf(references)
       assert.deepStrictEqual(reasons.map((r) => r.reason), ["projects-not-searched"])
-      assert.include(reasons[0]!.message, "packages/app2, packages/app3")
+      assert.include(reasons[0]!.message, "packages/app2/tsconfig.json, packages/app3/tsconfig.json")
       const found = places(root, references)
       assert.isTrue(found.every((place) => allReferences.includes(place)))
       assert.includeMembers(found, ["packages/app1/src/main.ts:9:9"])
@@ -153,4 +153,55 @@ describe("several TypeScript projects in one workspace", () => {
       }).pipe(Effect.provide(hostLayer(null))),
     120_000
   )
+})
+
+/** This repository, the way an agent runs the tool: from its root, with its five packages' project references. */
+const repository = NodePath.resolve(import.meta.dirname, "../../..")
+
+/** Every use of `name` as a call in the packages' sources and tests, by a text search (path:line, zero-based). */
+const textualCalls = (name: string) => {
+  const found: Array<string> = []
+  const visit = (relative: string) => {
+    for (const entry of NodeFs.readdirSync(NodePath.join(repository, relative), { withFileTypes: true })) {
+      const child = NodePath.join(relative, entry.name)
+      if (entry.isDirectory() && !["node_modules", "dist", "build", "fixtures"].includes(entry.name)) visit(child)
+      else if (entry.isFile() && entry.name.endsWith(".ts")) {
+        NodeFs.readFileSync(NodePath.join(repository, child), "utf8").split("\n").forEach((line, index) => {
+          const comment = /^\s*(\/\/|\*|\/\*)/.test(line)
+          if (!comment && new RegExp(`\\b${name}\\(`).test(line)) found.push(`${child}:${index}`)
+        })
+      }
+    }
+  }
+  for (const pkg of NodeFs.readdirSync(NodePath.join(repository, "packages"))) {
+    for (const part of ["src", "test"]) {
+      if (NodeFs.existsSync(NodePath.join(repository, "packages", pkg, part))) {
+        visit(NodePath.join("packages", pkg, part))
+      }
+    }
+  }
+  return found
+}
+
+describe("this repository, from its root", () => {
+  it.live("findReferences of a seam function reaches every package's sources and tests", () =>
+    Effect.gen(function*() {
+      const file = "packages/lsp/src/LspResult.ts"
+      const lines = NodeFs.readFileSync(NodePath.join(repository, file), "utf8").split("\n")
+      const line = lines.findIndex((text) => text.startsWith("export const markIncomplete"))
+      const references = yield* LspService.query({
+        operation: "findReferences",
+        filePath: file,
+        position: { line, character: "export const ".length },
+        workspaceRoot: repository
+      })
+      const found = new Set(places(repository, references).map((place) => place.split(":").slice(0, 2).join(":")))
+      // Through `LspResult.markIncomplete(` or an import of it: every such call is a reference.
+      const calls = textualCalls("markIncomplete").filter((call) =>
+        !call.startsWith("packages/lsp/src/internal/result/annotations.ts")
+      )
+      assert.isAbove(calls.length, 10)
+      assert.deepStrictEqual(calls.filter((call) => !found.has(call)), [])
+      assert.isUndefined(references.incomplete, JSON.stringify(references.incompleteReasons))
+    }).pipe(Effect.provide(hostLayer({ maxProjects: 20, askEach: ["goToImplementation", "incomingCalls"] }))), 240_000)
 })

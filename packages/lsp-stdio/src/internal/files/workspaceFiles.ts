@@ -138,26 +138,20 @@ export const listFiles = (
     return { files: listed, bytes, complete: !over && !truncated }
   })
 
-/** A project of a workspace: the directory holding its marker file, and the first source file it governs. */
-export interface FoundProject {
-  /** Relative to the root ("" for the root itself). */
-  readonly directory: string
-  /** The marker file found there (the first of the markers, in their order). */
-  readonly marker: string
+/** What a walk for projects found: where their marker files are, and a file of each directory to open. */
+export interface ProjectSurvey {
+  /** Every marker file found, relative to the root, breadth first. */
+  readonly markers: ReadonlyArray<string>
   /**
-   * Source files it governs (of `extensions`, no nearer project between), relative to the root: the first of
-   * each directory, breadth first, at most `candidatesPerProject`. Empty when it governs none.
+   * Of every directory, the first file of `extensions` in it (sorted by name), relative to the root, breadth
+   * first: a project is loaded by opening one of the files it includes.
    */
   readonly files: ReadonlyArray<string>
+  /** Whether the walk saw the whole workspace (false: it stopped at `maxEntries`). */
+  readonly complete: boolean
 }
 
-const candidatesPerProject = 32
-
-/**
- * The projects of a workspace: every directory holding one of `markers`, each with candidate files of
- * `extensions` whose nearest project it is (see `FoundProject.files`). `complete` false when the walk stopped at
- * `maxEntries`, so projects further in were not seen.
- */
+/** The marker files of a workspace's projects, and a file per directory that could load one. */
 export const findProjects = (
   files: FileAccess,
   path: Path.Path,
@@ -165,40 +159,18 @@ export const findProjects = (
   markers: ReadonlyArray<string>,
   extensions: ReadonlyArray<string>,
   maxEntries: number
-): Effect.Effect<{ readonly projects: ReadonlyArray<FoundProject>; readonly complete: boolean }> =>
+): Effect.Effect<ProjectSurvey> =>
   Effect.gen(function*() {
-    const markerOf = new Map<string, string>()
-    // The first source file of each directory: a directory's marker may sort after its sources.
+    const found: Array<string> = []
     const firstFile = new Map<string, string>()
     const { truncated } = yield* walk(files, path, root, maxEntries, (relative) => {
-      const directory = path.dirname(relative) === "." ? "" : path.dirname(relative)
-      const name = path.basename(relative)
-      const rank = markers.indexOf(name)
-      const known = markerOf.get(directory)
-      if (rank >= 0 && (known === undefined || rank < markers.indexOf(known))) markerOf.set(directory, name)
+      if (markers.includes(path.basename(relative))) found.push(relative)
+      const directory = path.dirname(relative)
       if (extensions.includes(LspExtension.finalExtension(relative)) && !firstFile.has(directory)) {
         firstFile.set(directory, relative)
       }
       return true
     })
-    const nearestProject = (directory: string): string | undefined => {
-      for (let at = directory;; at = path.dirname(at) === "." ? "" : path.dirname(at)) {
-        if (markerOf.has(at)) return at
-        if (at === "") return undefined
-      }
-    }
-    const filesOf = new Map<string, Array<string>>()
-    // Maps keep insertion order: the walk's breadth-first order, so each project's shallowest files come first.
-    for (const [directory, file] of firstFile) {
-      const project = nearestProject(directory)
-      if (project === undefined) continue
-      const found = filesOf.get(project) ?? []
-      if (found.length < candidatesPerProject) filesOf.set(project, [...found, file])
-    }
-    const projects = [...markerOf].map(([directory, marker]) => ({
-      directory,
-      marker,
-      files: filesOf.get(directory) ?? []
-    }))
-    return { projects: projects.sort((a, b) => a.directory.localeCompare(b.directory)), complete: !truncated }
+    // Maps keep insertion order: the walk's breadth-first order.
+    return { markers: found, files: [...firstFile.values()], complete: !truncated }
   })

@@ -10,113 +10,27 @@ import * as Path from "@effect/platform/Path"
 import { type LspError, LspExtension, LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Requests from "../answers/requests.js"
 import * as RetainedDocuments from "../documents/retainedDocuments.js"
-import { linesOf, locateSourceWith, readLocatedWith, type SourceLocation } from "../documents/source.js"
+import { linesOf, readLocatedWith, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
 import { uriToPath } from "../files/fileUri.js"
 import { isInsideUri, type Workspace } from "../files/workspace.js"
-import * as WorkspaceFiles from "../files/workspaceFiles.js"
 import * as ServerInstance from "../servers/serverInstance.js"
 import { callersOf } from "./projectCallers.js"
 import { relistAfterMs } from "./projectModel.js"
-
-/** The projects found in a workspace, relative to it, and whether the walk saw all of it. */
-interface Survey {
-  /** Project directories ("" for the workspace itself) with the file opened to load each, if any. */
-  readonly projects: ReadonlyArray<{ readonly directory: string; readonly file: string | undefined }>
-  readonly complete: boolean
-}
+import * as ProjectSurvey from "./projectSurvey.js"
 
 // Per server: when the workspace was last surveyed, what that found, and what the loading left out.
 const surveys = new WeakMap<ServerInstance.ServerInstance, {
   readonly at: number
-  readonly survey: Survey
+  readonly survey: ProjectSurvey.Survey
   readonly partial: LspResult.IncompleteReason | undefined
 }>()
 
-/** How many directory entries a survey looks at, at most. */
-const maxEntries = 50_000
-
-/** A project marker larger than this is not read for its files (it is still a marker). */
-const maxMarkerBytes = 1_000_000
-
-/** The parts of a tsconfig.json/jsconfig.json that say which files are the project's own. */
-const ProjectFiles = Schema.Struct({
-  files: Schema.optional(Schema.Array(Schema.String)),
-  include: Schema.optional(Schema.Array(Schema.String))
-})
-
-/** JSON with comments and trailing commas (as tsconfig.json allows) to plain JSON; strings are kept as they are. */
-const plainJson = (text: string): string =>
-  text
-    .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string: string | undefined) => string ?? "")
-    .replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (match, string: string | undefined, close: string | undefined) =>
-      string ?? close ?? match)
-
-/**
- * The file to open to load a project: of its candidates, the first its marker includes (`files`, or the fixed
- * leading directories of `include` patterns); none for a project with no files of its own (`"files": []`, a
- * solution-style tsconfig). A marker that cannot be read as such says nothing: the first candidate.
- */
-const fileToOpen = (services: FileServices, workspace: Workspace, project: WorkspaceFiles.FoundProject) =>
-  Effect.gen(function*() {
-    const { path } = services
-    const markerPath = path.join(workspace.path, project.directory, project.marker)
-    const text = yield* Effect.option(Effect.flatMap(
-      locateSourceWith(services, workspace, markerPath, maxMarkerBytes),
-      (located) => readLocatedWith(services, located, maxMarkerBytes)
-    ))
-    const parsed = Option.flatMap(
-      text,
-      (source) =>
-        Either.getRight(Either.try((): unknown => JSON.parse(plainJson(source.text)))).pipe(
-          Option.flatMap(Schema.decodeUnknownOption(ProjectFiles))
-        )
-    )
-    if (Option.isNone(parsed)) return project.files[0]
-    const { files, include } = parsed.value
-    const own = (relative: string) => path.relative(project.directory, relative)
-    if (files !== undefined && include === undefined) {
-      const listed = new Set(files.map((file) => path.normalize(file)))
-      return project.files.find((candidate) => listed.has(own(candidate)))
-    }
-    if (include === undefined) return project.files[0]
-    // "src/**/*.ts" → "src"; "**/*" → "": the directories a pattern names before its first wildcard.
-    const prefixes = include.map((pattern) =>
-      path.normalize(pattern).split(path.sep).filter((part) => part !== ".")
-        .reduce<{ parts: Array<string>; open: boolean }>((acc, part) =>
-          acc.open && !/[*?{[]/.test(part) ? { parts: [...acc.parts, part], open: true } : { ...acc, open: false }, {
-          parts: [],
-          open: true
-        }).parts.join(path.sep)
-    )
-    return project.files.find((candidate) =>
-      prefixes.some((prefix) => {
-        const relative = own(candidate)
-        return prefix === "" || relative === prefix || relative.startsWith(`${prefix}${path.sep}`)
-      })
-    )
-  })
-
-/** The project (directory relative to the workspace) of a file, also relative: the nearest one above it. */
-const projectOf = (survey: Survey, path: FileServices["path"], relative: string): string | undefined => {
-  const directories = new Set(survey.projects.map((project) => project.directory))
-  for (let at = path.dirname(relative);; at = path.dirname(at)) {
-    const key = at === "." ? "" : at
-    if (directories.has(key)) return key
-    if (key === "") return undefined
-  }
-}
-
 const listed = (names: ReadonlyArray<string>) =>
-  names.length <= 5
-    ? names.map((name) => name === "" ? "." : name).join(", ")
-    : `${names.slice(0, 5).map((name) => name === "" ? "." : name).join(", ")} and ${names.length - 5} more`
+  names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`
 
 /** The reason for projects that were not searched, naming them. */
 const notSearched = (providerId: string, skipped: ReadonlyArray<string>, why: string): LspResult.IncompleteReason => ({
@@ -144,7 +58,8 @@ export const flag = <A extends LspResult.LspQueryResult>(result: A, reason: LspR
 /** The reason for a survey cut short: projects further in were not looked for. */
 const notSurveyed = (providerId: string): LspResult.IncompleteReason => ({
   reason: "projects-not-searched",
-  message: `The workspace has more than ${maxEntries} entries, so the "${providerId}" server's projects further ` +
+  message:
+    `The workspace has more than ${ProjectSurvey.maxEntries} entries, so the "${providerId}" server's projects further ` +
     "in were not looked for and uses in them may be missing. Run the query from the project's directory, or " +
     "confirm with a text search."
 })
@@ -169,32 +84,20 @@ export const load = (
     if (previous !== undefined && now - previous.at < relistAfterMs) return previous.partial
     const { path } = services
     const languages = ServerInstance.languagesOf(spec)
-    const found = yield* WorkspaceFiles.findProjects(
-      services.files,
-      path,
-      workspace.path,
-      spec.config.projectMarkers,
-      [...languages.keys()],
-      maxEntries
-    )
-    const projects = yield* Effect.forEach(found.projects, (project) =>
-      Effect.map(fileToOpen(services, workspace, project), (file) => ({ directory: project.directory, file })))
-    const survey: Survey = { projects, complete: found.complete }
-    const own = projectOf(survey, path, path.relative(workspace.path, location.path))
-    // Projects with files of their own, the queried file's first; a solution-style tsconfig has none to load.
-    const loadable = projects.filter((project) =>
-      project.file !== undefined
-    )
-      .sort((a, b) => Number(b.directory === own) - Number(a.directory === own))
-    const kept = loadable.slice(0, config.maxProjects)
-    const skipped = loadable.slice(config.maxProjects).map((project) => project.directory)
-    let partial: LspResult.IncompleteReason | undefined = found.complete ? undefined : notSurveyed(spec.providerId)
+    const survey = yield* ProjectSurvey.survey(services, workspace, spec.config.projectMarkers, [...languages.keys()])
+    const own = ProjectSurvey.projectOf(survey, path, path.relative(workspace.path, location.path))
+    // The queried file's project first; then the others, each loaded by a file it includes.
+    const others = survey.projects.filter((project) => project !== own)
+    const loadable = others.filter((project) => project.file !== undefined)
+    const kept = loadable.slice(0, config.maxProjects - 1)
+    const over = loadable.slice(config.maxProjects - 1).map((project) => project.config)
+
+    let partial: LspResult.IncompleteReason | undefined = survey.complete ? undefined : notSurveyed(spec.providerId)
     if (spec.config.documentSync !== "retained") {
-      const others = loadable.filter((project) => project.directory !== own).map((project) => project.directory)
-      if (others.length > 0) {
+      if (loadable.length > 0) {
         partial = notSearched(
           spec.providerId,
-          others,
+          loadable.map((project) => project.config),
           "documentSync is \"transient\", so no other project is kept loaded"
         )
       }
@@ -207,10 +110,11 @@ export const load = (
         maxDocumentBytes: spec.config.maxDocumentBytes,
         onSent: instance.diagnostics.markSent
       })
-      if (skipped.length > 0) {
+      // A project with no file of its own (none the walk saw that it is the nearest project of) has nothing to search.
+      if (over.length > 0) {
         partial = notSearched(
           spec.providerId,
-          skipped,
+          over,
           `at most ${config.maxProjects} projects are loaded (projects.maxProjects)`
         )
       }
@@ -302,14 +206,11 @@ const callersFrom = (
     }
     const answer = { ...result, calls }
     const left = files.slice(maxCallerFiles).map(([file]) => path.relative(asking.workspace.path, file))
-    return left.length === 0 ? answer : LspResult.markIncomplete(
-      answer,
-      notSearched(
-        asking.spec.providerId,
-        left,
-        `callers are looked for in at most ${maxCallerFiles} files of other projects`
-      )
-    )
+    return left.length === 0 ? answer : LspResult.markIncomplete(answer, {
+      reason: "projects-not-searched",
+      message: `Callers in other projects were looked for in the first ${maxCallerFiles} files that reference ` +
+        `the symbol; ${left.length} more were not searched (${listed(left)}). Query findReferences for every use.`
+    })
   })
 
 /**
@@ -333,6 +234,8 @@ export const acrossProjects = (
       spec.config.documentSync !== "retained" || !LspQuery.isPositionRequest(query) ||
       (operation !== "goToImplementation" && operation !== "incomingCalls") || !config.askEach.includes(operation)
     ) return result
+    // Nothing the server can prepare a call hierarchy for here (a constant, a type): no callers to complete.
+    if (result.kind === "calls" && result.items.length === 0) return result
     const { path } = services
     const references = yield* Requests.ask(
       instance,
@@ -341,14 +244,14 @@ export const acrossProjects = (
       workspace.uri
     )
     if (references.kind !== "locations") return result
-    const own = projectOf(survey, path, path.relative(workspace.path, location.path))
+    const own = ProjectSurvey.projectOf(survey, path, path.relative(workspace.path, location.path))
     // The references in other projects, grouped by project (sorted, each in file and position order).
     const elsewhere = new Map<string, Array<Elsewhere>>()
     for (const reference of [...references.locations].sort(byPlace)) {
       if (!isInsideUri(path, workspace, reference.uri)) continue
       const file = yield* uriToPath(reference.uri).pipe(Effect.provideService(Path.Path, path))
-      const project = projectOf(survey, path, path.relative(workspace.path, file))
-      if (project === undefined || project === own) continue
+      const project = ProjectSurvey.projectOf(survey, path, path.relative(workspace.path, file))?.config
+      if (project === undefined || project === own?.config) continue
       elsewhere.set(project, [...(elsewhere.get(project) ?? []), { reference, file }])
     }
     const projects = [...elsewhere.keys()].sort()

@@ -1,0 +1,183 @@
+/**
+ * The projects of a workspace as a server that hosts them all sees them (tsserver): every project config
+ * (tsconfig.json, jsconfig.json, and the configs their `references` name, such as tsconfig.src.json), which
+ * files each includes, and one file of each to open so that the server loads it. A solution-style config
+ * (`"files": []` or `"include": []`) has no files of its own; the configs it references do.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { locateSourceWith, readLocatedWith } from "../documents/source.js"
+import type { FileServices } from "../files/fileAccess.js"
+import type { Workspace } from "../files/workspace.js"
+import * as WorkspaceFiles from "../files/workspaceFiles.js"
+
+/** One project: its config, relative to the workspace, which files it includes, and one to open. */
+export interface Project {
+  /** The config file, relative to the workspace. */
+  readonly config: string
+  /** Its directory, relative to the workspace ("" for the workspace itself). */
+  readonly directory: string
+  /** Whether a file (relative to the workspace, under `directory`) is one of the project's own. */
+  readonly includes: (relative: string) => boolean
+  /** A file it includes, to open so the server loads it; undefined when none was found. */
+  readonly file: string | undefined
+}
+
+export interface Survey {
+  /** The projects with files of their own. */
+  readonly projects: ReadonlyArray<Project>
+  /** Whether the walk saw the whole workspace (and every referenced config was read). */
+  readonly complete: boolean
+}
+
+/** How many directory entries a survey looks at, and how many configs it reads, at most. */
+export const maxEntries = 50_000
+const maxConfigs = 500
+
+/** A config larger than this is not read (it still counts as a project that includes everything below it). */
+const maxConfigBytes = 1_000_000
+
+/** The parts of a project config that say which files are its own and which configs it builds on. */
+const ConfigFiles = Schema.Struct({
+  files: Schema.optional(Schema.Array(Schema.String)),
+  include: Schema.optional(Schema.Array(Schema.String)),
+  exclude: Schema.optional(Schema.Array(Schema.String)),
+  references: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String })))
+})
+
+/** JSON with comments and trailing commas (as tsconfig.json allows) to plain JSON; strings are kept as they are. */
+const plainJson = (text: string): string =>
+  text
+    .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string: string | undefined) => string ?? "")
+    .replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (match, string: string | undefined, close: string | undefined) =>
+      string ?? close ?? match)
+
+const readConfig = (services: FileServices, workspace: Workspace, config: string) =>
+  Effect.map(
+    Effect.option(Effect.flatMap(
+      locateSourceWith(services, workspace, services.path.join(workspace.path, config), maxConfigBytes),
+      (located) => readLocatedWith(services, located, maxConfigBytes)
+    )),
+    (text) =>
+      Option.flatMap(text, (source) =>
+        Either.getRight(Either.try((): unknown =>
+          JSON.parse(plainJson(source.text))
+        )).pipe(
+          Option.flatMap(Schema.decodeUnknownOption(ConfigFiles))
+        ))
+  )
+
+/** The directories a pattern names before its first wildcard: "src/**\/*.ts" → "src", "**\/*" → "". */
+const fixedPrefix = (path: FileServices["path"], pattern: string) => {
+  const parts: Array<string> = []
+  for (const part of path.normalize(pattern).split(path.sep)) {
+    if (/[*?{[]/.test(part)) break
+    if (part !== "." && part !== "") parts.push(part)
+  }
+  return parts.join(path.sep)
+}
+
+const under = (path: FileServices["path"], prefix: string, relative: string) =>
+  prefix === "" || relative === prefix || relative.startsWith(`${prefix}${path.sep}`)
+
+/**
+ * Which files a config includes, by its `files` and the fixed parts of its `include` and `exclude` patterns
+ * (an approximation: wildcards within a directory are not matched); undefined for a config with no files of
+ * its own. Without either field a config includes everything below it, as tsserver's default does.
+ */
+const includesOf = (
+  path: FileServices["path"],
+  directory: string,
+  parsed: Option.Option<typeof ConfigFiles.Type>
+): ((relative: string) => boolean) | undefined => {
+  const own = (relative: string) => path.relative(directory, relative)
+  if (Option.isNone(parsed)) return (relative) => !own(relative).startsWith("..")
+  const { exclude, files, include } = parsed.value
+  const listed = new Set((files ?? []).map((file) => path.normalize(file)))
+  const included = include === undefined && files === undefined
+    ? [""]
+    : (include ?? []).map((p) => fixedPrefix(path, p))
+  if (listed.size === 0 && included.length === 0) return undefined
+  const excluded = (exclude ?? []).map((pattern) => fixedPrefix(path, pattern)).filter((prefix) => prefix !== "")
+  return (relative) => {
+    const mine = own(relative)
+    if (mine.startsWith("..")) return false
+    if (listed.has(mine)) return true
+    return included.some((prefix) => under(path, prefix, mine)) && !excluded.some((prefix) => under(path, prefix, mine))
+  }
+}
+
+/** A referenced config's path: a directory means its tsconfig.json. */
+const referenced = (services: FileServices, workspace: Workspace, directory: string, reference: string) =>
+  Effect.map(
+    Effect.option(services.files.stat(services.path.join(workspace.path, directory, reference))),
+    (info) => {
+      const target = services.path.normalize(services.path.join(directory, reference))
+      return Option.isSome(info) && info.value.type === "Directory"
+        ? services.path.join(target, "tsconfig.json")
+        : target
+    }
+  )
+
+/** Surveys the workspace: its project configs (found by `markers`, then by references), each with a file to open. */
+export const survey = (
+  services: FileServices,
+  workspace: Workspace,
+  markers: ReadonlyArray<string>,
+  extensions: ReadonlyArray<string>
+): Effect.Effect<Survey> =>
+  Effect.gen(function*() {
+    const { path } = services
+    const walked = yield* WorkspaceFiles.findProjects(
+      services.files,
+      path,
+      workspace.path,
+      markers,
+      extensions,
+      maxEntries
+    )
+    const queue = [...walked.markers]
+    const seen = new Set<string>()
+    const projects: Array<Project> = []
+    while (queue.length > 0 && seen.size < maxConfigs) {
+      const config = queue.shift()!
+      // Only configs inside the workspace: a reference out of it is not the host's to read.
+      if (seen.has(config) || config.startsWith("..") || path.isAbsolute(config)) continue
+      seen.add(config)
+      const directory = path.dirname(config) === "." ? "" : path.dirname(config)
+      const parsed = yield* readConfig(services, workspace, config)
+      for (const reference of Option.match(parsed, { onNone: () => [], onSome: (c) => c.references ?? [] })) {
+        queue.push(yield* referenced(services, workspace, directory, reference.path))
+      }
+      const includes = includesOf(path, directory, parsed)
+      if (includes === undefined) continue
+      projects.push({ config, directory, includes, file: undefined })
+    }
+    const found = { projects, complete: walked.complete && queue.length === 0 }
+    // A file loads the project the server finds for it (the nearest config that includes it), so each project is
+    // given a file that is its own by that rule.
+    return {
+      ...found,
+      projects: projects.map((project) => ({
+        ...project,
+        file: walked.files.find((candidate) => projectOf(found, path, candidate) === project)
+      }))
+    }
+  })
+
+/**
+ * The project of a file (relative to the workspace): of the projects in the nearest directory above it that
+ * has any, the first that includes it; undefined when none does (the server gives such a file a project of its
+ * own).
+ */
+export const projectOf = (survey: Survey, path: FileServices["path"], relative: string): Project | undefined => {
+  for (let at = path.dirname(relative);; at = path.dirname(at)) {
+    const directory = at === "." ? "" : at
+    const here = survey.projects.filter((project) => project.directory === directory)
+    const found = here.find((project) => project.includes(relative))
+    if (found !== undefined) return found
+    if (directory === "") return undefined
+  }
+}
