@@ -52,7 +52,8 @@ const typescriptServer = {
     disableAutomaticTypingAcquisition: true,
     preferences: { includePackageJsonAutoImports: "off" }
   },
-  projectMarkers: ["tsconfig.json", "jsconfig.json"]
+  projectMarkers: ["tsconfig.json", "jsconfig.json"],
+  projects: { maxProjects: 20, askEach: ["goToImplementation" as const, "incomingCalls" as const] }
 }
 
 export const typescript: Suite = {
