@@ -17,14 +17,18 @@ const timeout = 300_000
 const edge = (args: ReadonlyArray<string>, environment?: NodeJS.ProcessEnv) =>
   Effect.promise(async () => {
     let written = ""
+    let errors = ""
     const code = await QuickQuery.run(parse(args)!, {
       // As the command's environment in runCli: the test's, with these variables over it.
       environment: { ...process.env, ...environment },
       output: async (text) => {
         written += text
+      },
+      errorOutput: async (text) => {
+        errors += text
       }
     })
-    return { code, written }
+    return errors === "" ? { code, written } : { code, written, errors }
   })
 
 const navigation: ReadonlyArray<readonly [string, string]> = [
@@ -76,15 +80,22 @@ describe("the edge of query --remote", () => {
             assert.deepStrictEqual(yield* runCli(args), local)
           }
         }
-        // Declined: another kind of answer, an option it does not take, a position the tool refuses, a coded
-        // error of the host. The full client answers each, as it does locally.
+        // The host's coded errors: exit 1 and `error[CODE]: message` on stderr, as the full command says it locally.
+        for (const args of [["query", "goToDefinition", "nope.ts:1:1"], ["query", "findReferences", "main.ts:99:1"]]) {
+          const local = yield* runCli(args)
+          assert.strictEqual(local.code, 1)
+          assert.match(local.stderr, /^error\[LSP_[A-Z_]+\]: /)
+          const remote = [...args, "--remote", socket, "--cwd", workspace]
+          assert.deepStrictEqual(yield* edge(remote), { code: 1, written: local.stdout, errors: local.stderr })
+          assert.deepStrictEqual(yield* runCli(remote), local)
+        }
+        // Declined: another kind of answer, an option it does not take, a position the tool refuses. The full
+        // client answers each, as it does locally.
         for (
           const [args, compare] of [
             [["query", "documentSymbol", "shape.ts"], false],
             [["query", "goToDefinition", "main.ts:3", "--symbol", "Circle"], false],
-            [["query", "goToDefinition", "main.ts:0:1"], true],
-            [["query", "goToDefinition", "nope.ts:1:1"], true],
-            [["query", "findReferences", "main.ts:99:1"], true]
+            [["query", "goToDefinition", "main.ts:0:1"], true]
           ] as const
         ) {
           const remote = [...args, "--remote", socket, "--cwd", workspace]
@@ -94,9 +105,6 @@ describe("the edge of query --remote", () => {
           if (compare) assert.deepStrictEqual(answered, yield* runCli(args), args.join(" "))
           else assert.strictEqual(answered.code, 0, answered.stderr)
         }
-        const missing = yield* runCli(["query", "goToDefinition", "nope.ts:1:1", "--remote", socket])
-        assert.strictEqual(missing.code, 1)
-        assert.match(missing.stderr, /^error\[LSP_SOURCE_NOT_FOUND\]: /)
         // A socket nothing listens on: the full client's LSP_REMOTE_UNAVAILABLE.
         const none = ["query", "goToDefinition", "main.ts:3:36", "--remote", NodePath.join(runtime, "none.sock")]
         assert.deepStrictEqual(yield* edge(none), { code: undefined, written: "" })

@@ -6,56 +6,17 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
+import * as LspErrorRead from "./LspErrorRead.js"
 
 /**
- * Every failure code lsp-seam can produce. The union is closed and defined here, in one place, even for
- * codes that only later layers (the stdio host, the tool, the CLI) raise.
+ * Every failure code lsp-seam can produce. The union is closed and listed in one place, `LspErrorRead.codes`
+ * (a module without Schema, for clients that must start fast), even for codes that only later layers (the
+ * stdio host, the tool, the CLI) raise.
  *
  * @since 0.1.0
  * @category models
  */
-export const LspErrorCode = Schema.Literal(
-  // The seam
-  "LSP_INVALID_PROVIDER",
-  "LSP_CONFLICT",
-  "LSP_UNAVAILABLE",
-  "LSP_DISPOSED",
-  "LSP_UNSUPPORTED_OPERATION",
-  "LSP_MALFORMED_RESPONSE",
-  "LSP_WORKSPACE_REQUIRED",
-  // Workspace and source files
-  "LSP_INVALID_WORKSPACE",
-  "LSP_SOURCE_NOT_FOUND",
-  "LSP_SOURCE_OUTSIDE_WORKSPACE",
-  "LSP_SOURCE_NOT_A_FILE",
-  "LSP_SOURCE_BINARY",
-  "LSP_SOURCE_INVALID_UTF8",
-  "LSP_SOURCE_TOO_LARGE",
-  // Servers and the wire
-  "LSP_SERVER_EXITED",
-  "LSP_SERVER_START_FAILED",
-  "LSP_SERVER_ERROR",
-  "LSP_PROTOCOL_ERROR",
-  "LSP_TRANSPORT_FAILED",
-  "LSP_CRASH_LOOP",
-  // Configuration and the edges
-  "LSP_INVALID_CONFIG",
-  "LSP_EXECUTABLE_NOT_FOUND",
-  "LSP_TIMEOUT",
-  "LSP_INVALID_ARGUMENTS",
-  // Positions and names (since 0.2.0)
-  "LSP_POSITION_OUT_OF_RANGE",
-  "LSP_SYMBOL_NOT_FOUND",
-  // The remote provider (since 0.2.0)
-  "LSP_REMOTE_UNAVAILABLE",
-  "LSP_REMOTE_UNAUTHORIZED",
-  "LSP_REMOTE_INCOMPATIBLE",
-  "LSP_REMOTE_FORBIDDEN",
-  // The wire's limits
-  "LSP_RESPONSE_TOO_LARGE",
-  // Operations (since 0.3.0)
-  "LSP_CANNOT_RENAME"
-)
+export const LspErrorCode = Schema.Literal(...LspErrorRead.codes)
 
 /**
  * @since 0.1.0

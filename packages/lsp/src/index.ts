@@ -14,6 +14,11 @@ export * as LspDecode from "./LspDecode.js"
 export * as LspError from "./LspError.js"
 
 /**
+ * @since 0.3.0
+ */
+export * as LspErrorRead from "./LspErrorRead.js"
+
+/**
  * @since 0.1.0
  */
 export * as LspExtension from "./LspExtension.js"

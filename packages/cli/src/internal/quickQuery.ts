@@ -8,12 +8,13 @@
  *
  * It answers only what it can answer exactly as the full client does: a navigation operation or hover at a
  * valid position, `--cwd`, `--config` and `--json`, a daemon that greets with the expected identity, and a
- * plain locations or hover answer. For anything else — another operation or option, a position the tool would refuse, no
- * daemon (it is never started here), another version, a coded error, an answer with notes — `run` resolves
- * to `undefined` having written nothing, and the caller runs the query through the full client, which
- * reports it. Queries are read-only, so asking again cannot do anything twice.
+ * plain locations or hover answer or a coded error (`LspErrorRead.plainError`). For anything else — another
+ * operation or option, a position the tool would refuse, no daemon (it is never started here), another version,
+ * an answer with notes, `LSP_REMOTE_UNAVAILABLE` — `run` resolves to `undefined` having written nothing, and
+ * the caller runs the query through the full client, which reports it. Queries are read-only, so asking again
+ * cannot do anything twice.
  */
-import { LspResultRead } from "@lsp-seam/lsp"
+import { LspErrorRead, LspResultRead } from "@lsp-seam/lsp"
 import type { LspQuery } from "@lsp-seam/lsp"
 import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
 import { type LspToolInput, LspToolRender } from "@lsp-seam/tool-lsp"
@@ -116,24 +117,35 @@ const errnoOf = (cause: unknown) =>
   typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
 
 /**
- * Writes the answer to stdout without making `process.stdout` (its stream costs a few ms), as far as the file
- * descriptor takes it at once; the rest, if it would block, through `process.stdout`. A reader that went away
- * (`EPIPE`) is not an error, as on the full path.
+ * Writes to stdout (`fd` 1) or stderr (2) without making `process.stdout`/`process.stderr` (a stream costs a
+ * few ms), as far as the file descriptor takes it at once; the rest, if it would block, through the stream. A
+ * reader that went away (`EPIPE`) is not an error, as on the full path.
  */
-const write = (text: string): Promise<void> => {
+const write = (fd: 1 | 2) => (text: string): Promise<void> => {
   const bytes = Buffer.from(text)
   let written = 0
   try {
-    while (written < bytes.length) written += Fs.writeSync(1, bytes, written)
+    while (written < bytes.length) written += Fs.writeSync(fd, bytes, written)
     return Promise.resolve()
   } catch (cause) {
     if (errnoOf(cause) === "EPIPE") return Promise.resolve()
     if (errnoOf(cause) !== "EAGAIN") throw cause
   }
+  const stream = fd === 1 ? process.stdout : process.stderr
   return new Promise((resolve) => {
-    process.stdout.on("error", resolve)
-    process.stdout.write(bytes.subarray(written), () => resolve())
+    stream.on("error", resolve)
+    stream.write(bytes.subarray(written), () => resolve())
   })
+}
+
+/**
+ * A host's coded error as the full client reports it; not `LSP_REMOTE_UNAVAILABLE`, after which the full
+ * client makes sure the daemon runs and asks once more.
+ */
+const codedError = (cause: unknown) => {
+  if (!isRecord(cause) || cause._tag !== "Fail") return undefined
+  const error = LspErrorRead.plainError(cause.error)
+  return error === undefined || error.code === "LSP_REMOTE_UNAVAILABLE" ? undefined : error
 }
 
 /**
@@ -148,8 +160,14 @@ const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, re
     const hello = await connection.call("Hello", { clientVersion: contract.clientVersion })
     if (hello?._tag !== "Success" || !greets(hello.value, expect)) return undefined
     const answer = await connection.call("Query", request, [[contract.budgetHeader, String(contract.timeoutMs)]])
-    if (answer?._tag !== "Success") return undefined
-    return LspResultRead.plainLocations(answer.value) ?? LspResultRead.plainHover(answer.value)
+    if (answer?._tag === "Failure") {
+      const error = codedError(answer.cause)
+      return error === undefined ? undefined : { _tag: "Failed", error } as const
+    }
+    const result = answer === undefined
+      ? undefined
+      : LspResultRead.plainLocations(answer.value) ?? LspResultRead.plainHover(answer.value)
+    return result === undefined ? undefined : { _tag: "Answered", result } as const
   } finally {
     clearTimeout(timer)
     connection.close()
@@ -159,13 +177,14 @@ const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, re
 /**
  * Answers the parsed query and resolves to the exit code, or to `undefined`, having written nothing, when the
  * full client must answer it. `environment` (default `process.env`) is the one `--remote auto` resolves the
- * daemon in; `output` (default stdout) receives the answer.
+ * daemon in; `output` (default stdout) receives the answer, `errorOutput` (default stderr) a coded error.
  */
 export const run = async (
   parsed: Parsed,
   options: {
     readonly environment?: NodeJS.ProcessEnv | undefined
     readonly output?: ((text: string) => Promise<void>) | undefined
+    readonly errorOutput?: ((text: string) => Promise<void>) | undefined
   } = {}
 ): Promise<number | undefined> => {
   const input = toolInput(parsed)
@@ -173,12 +192,16 @@ export const run = async (
   const workspace = NodePath.resolve(parsed.options.cwd ?? ".")
   const host = target(parsed, workspace, options.environment ?? process.env)
   if (host === undefined) return undefined
-  const result = await ask(host.path, host.expect, queryRequest(input, workspace))
-  if (result === undefined) return undefined
-  await (options.output ?? write)(
+  const outcome = await ask(host.path, host.expect, queryRequest(input, workspace))
+  if (outcome === undefined) return undefined
+  if (outcome._tag === "Failed") {
+    await (options.errorOutput ?? write(2))(`error[${outcome.error.code}]: ${outcome.error.message}\n`)
+    return 1
+  }
+  await (options.output ?? write(1))(
     parsed.json
-      ? `${JSON.stringify(result, null, 2)}\n`
-      : `${LspToolRender.render(result, contract, input)}\n`
+      ? `${JSON.stringify(outcome.result, null, 2)}\n`
+      : `${LspToolRender.render(outcome.result, contract, input)}\n`
   )
   return 0
 }
