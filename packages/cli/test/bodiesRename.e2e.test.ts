@@ -6,6 +6,7 @@ import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { runCli, workspace } from "./support/cli.js"
+import { fakeWorkspace, serve } from "./support/remote.js"
 
 // `--body` and `renamePreview` through the compiled command against the real typescript-language-server on
 // the fixture workspace (shape.ts: an interface Shape and a class Circle; main.ts uses them).
@@ -108,4 +109,27 @@ describe.concurrent("lsp-seam query --body and renamePreview against typescript-
       }),
     timeout
   )
+})
+
+describe("lsp-seam query --body and renamePreview through a running host (--remote)", () => {
+  it.scopedLive("answer exactly as the local command does", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeWorkspace({})
+      const served = yield* serve(["--socket", NodePath.join(fake.runtimeDir, "host.sock")], { cwd: workspace })
+      const socket = served.address.replace(/^unix:/, "")
+      for (
+        const args of [
+          ["goToDefinition", "main.ts:3:36", "--body"],
+          ["renamePreview", "shape.ts:7:14", "--new-name", "Round"],
+          ["renamePreview", "shape.ts:7:14", "--new-name", "Round", "--json"]
+        ]
+      ) {
+        const before = hashes()
+        const remote = yield* query(...args, "--remote", socket)
+        const local = yield* query(...args)
+        assert.strictEqual(local.code, 0, local.stderr)
+        assert.deepStrictEqual(remote, local, args.join(" "))
+        assert.deepStrictEqual(hashes(), before)
+      }
+    }), 120_000)
 })
