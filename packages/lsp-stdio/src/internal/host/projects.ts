@@ -201,7 +201,12 @@ const callersFrom = (
           call.uri === caller.uri && sameRange(call.selectionRange, caller.selectionRange)
         )
         if (known < 0) calls.push(caller)
-        else calls[known] = { ...calls[known]!, fromRanges: [...calls[known]!.fromRanges, ...caller.fromRanges] }
+        else {
+          // A caller both projects hold (a file one project imports from the other) is found twice: once each.
+          const sites = calls[known]!.fromRanges
+          const fresh = caller.fromRanges.filter((range) => !sites.some((site) => sameRange(site, range)))
+          calls[known] = { ...calls[known]!, fromRanges: [...sites, ...fresh] }
+        }
       }
     }
     const answer = { ...result, calls }
