@@ -73,4 +73,4 @@ export const acceptsChanges = (sync: unknown): boolean => {
  */
 export const isCrossFile = (operation: LspQuery.LspOperation): boolean =>
   operation === "findReferences" || operation === "goToImplementation" || operation === "incomingCalls" ||
-  operation === "outgoingCalls" || operation === "workspaceSymbol"
+  operation === "outgoingCalls" || operation === "workspaceSymbol" || operation === "renamePreview"
