@@ -76,22 +76,13 @@ const registerDecoded = (config: StdioConfig.StdioConfig, options: Options) =>
  * @category constructors
  */
 export const make = (
-  config: unknown,
+  config: StdioConfig.StdioConfig.Encoded,
   options: Options = {}
 ): Effect.Effect<
   StdioStatus.StdioStatusShape,
   LspError.LspError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
 > => Effect.flatMap(StdioConfig.decode(config), (decoded) => registerDecoded(decoded, options))
-
-/**
- * The former name of `make`.
- *
- * @since 0.1.0
- * @category constructors
- * @deprecated Use `make`: it builds the host (its providers registered, its status view returned).
- */
-export const register = make
 
 /**
  * The host as a Layer, from a configuration value (validated here). It registers the providers and offers
@@ -101,7 +92,7 @@ export const register = make
  * @category layers
  */
 export const layer = (
-  config: unknown,
+  config: StdioConfig.StdioConfig.Encoded,
   options?: Options
 ): Layer.Layer<
   StdioStatus.StdioStatus,
@@ -153,7 +144,7 @@ export type ServerDiagnosis = Diagnose.ServerDiagnosis
  * @category diagnostics
  */
 export const diagnose = (
-  config: unknown,
+  config: StdioConfig.StdioConfig.Encoded,
   workspaceRoot: string,
   options: Options = {}
 ): Effect.Effect<

@@ -351,9 +351,14 @@ describe("LspStdio host: no shell, ever", () => {
       const hostile = {
         servers: {
           fake: {
-            ...config.servers.fake,
-            args: [...config.servers.fake.args, `$(touch ${marker})`, `; touch ${marker}`, `\`touch ${marker}\``],
-            env: { ...config.servers.fake.env, INJECT: `$(touch ${marker})` }
+            ...config.servers.fake!,
+            args: [
+              ...config.servers.fake!.args ?? [],
+              `$(touch ${marker})`,
+              `; touch ${marker}`,
+              `\`touch ${marker}\``
+            ],
+            env: { ...config.servers.fake!.env, INJECT: `$(touch ${marker})` }
           }
         }
       }

@@ -5,6 +5,7 @@ import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspStdio from "../src/LspStdio.js"
+import type * as StdioConfig from "../src/StdioConfig.js"
 import * as StdioStatus from "../src/StdioStatus.js"
 import {
   allGone,
@@ -225,7 +226,7 @@ describe("a server that exits on its own", () => {
     }))
 })
 
-const hostLayerWith = (config: unknown, environment: Record<string, string | undefined>) =>
+const hostLayerWith = (config: StdioConfig.StdioConfig.Encoded, environment: Record<string, string | undefined>) =>
   LspStdio.layer(config, { environment }).pipe(
     Layer.provideMerge(LspService.layer),
     Layer.provide(NodeContext.layer)

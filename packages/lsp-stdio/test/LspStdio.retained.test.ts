@@ -190,7 +190,7 @@ describe("documentSync: retained (typescript-language-server)", () => {
               command: process.execPath,
               args: [server, "--stdio"],
               extensionToLanguage: { ts: "typescript" },
-              documentSync: "retained",
+              documentSync: "retained" as const,
               initializationOptions: {
                 tsserver: { useSyntaxServer: "never" },
                 disableAutomaticTypingAcquisition: true,

@@ -5,6 +5,7 @@ import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as LspStdio from "../src/LspStdio.js"
+import type * as StdioConfig from "../src/StdioConfig.js"
 import * as StdioStatus from "../src/StdioStatus.js"
 import {
   assertNothingSurvives,
@@ -42,7 +43,7 @@ const hogConfig = (
   }
 })
 
-const build = (config: unknown) =>
+const build = (config: StdioConfig.StdioConfig.Encoded) =>
   Layer.build(
     LspStdio.layer(config).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
   )

@@ -11,6 +11,7 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ProcessTree from "../../src/internal/process/processTree.js"
 import * as LspStdio from "../../src/LspStdio.js"
+import type * as StdioConfig from "../../src/StdioConfig.js"
 
 export const fakeServerScript = fileURLToPath(new URL("../fixtures/fake-server.mjs", import.meta.url))
 
@@ -108,12 +109,12 @@ export const waitForRecord = (
 
 export interface FakeOptions {
   readonly fake?: Record<string, unknown>
-  readonly server?: Record<string, unknown>
+  readonly server?: Partial<StdioConfig.ServerConfig.Encoded>
   readonly recordFile: string
 }
 
 /** A stdio config with one provider, "fake", serving `.fake` files with the fake server script. */
-export const fakeConfig = (options: FakeOptions) => ({
+export const fakeConfig = (options: FakeOptions): StdioConfig.StdioConfig.Encoded => ({
   servers: {
     fake: {
       command: process.execPath,
@@ -132,7 +133,7 @@ export const fakeConfig = (options: FakeOptions) => ({
 
 /** The seam with the host registered for `config`, on the local Node platform. */
 export const hostLayer = (
-  config: unknown,
+  config: StdioConfig.StdioConfig.Encoded,
   options?: LspStdio.Options
 ): Layer.Layer<LspService.LspService, LspError.LspError> =>
   LspStdio.layer(config, options).pipe(
@@ -142,7 +143,7 @@ export const hostLayer = (
 
 /** Builds the host for `config` in a scope of its own around `use`, so each test owns its servers. */
 export const withHost = <A, E>(
-  config: unknown,
+  config: StdioConfig.StdioConfig.Encoded,
   use: Effect.Effect<A, E, LspService.LspService>
 ): Effect.Effect<A, E | LspError.LspError> =>
   Effect.scoped(Effect.flatMap(Layer.build(hostLayer(config)), (context) => Effect.provide(use, context)))

@@ -5,11 +5,15 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { LspService } from "@lsp-seam/lsp"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as LspStdio from "../../src/LspStdio.js"
+import * as StdioConfig from "../../src/StdioConfig.js"
 import * as StdioStatus from "../../src/StdioStatus.js"
 
-const config: unknown = JSON.parse(process.argv[2] ?? "{}")
+// The parent test wrote it; its shape is still checked before the host sees it.
+const config = Schema.decodeUnknownSync(Schema.encodedSchema(StdioConfig.StdioConfig))(
+  JSON.parse(process.argv[2] ?? "{}")
+)
 const queries: ReadonlyArray<{ readonly workspaceRoot: string; readonly filePath: string }> = JSON.parse(
   process.argv[3] ?? "[]"
 )
