@@ -115,15 +115,6 @@ export const layerTool = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"
   )
 
 /**
- * The former name of `layerTool`.
- *
- * @since 0.1.0
- * @category layers
- * @deprecated Use `layerTool`.
- */
-export const toolLayer = layerTool
-
-/**
  * @since 0.1.0
  * @category models
  */
@@ -144,12 +135,3 @@ export interface ClientOptions extends LayerOptions {
  */
 export const makeClient = (options: ClientOptions = {}): LspClient.LspClient =>
   LspClient.make(layer(options), { workingDirectory: options.workingDirectory, tool: options.tool })
-
-/**
- * The former name of `makeClient`.
- *
- * @since 0.1.0
- * @category constructors
- * @deprecated Use `makeClient`.
- */
-export const createClient = makeClient

@@ -15,7 +15,7 @@ const hoverFake = { answers: { "textDocument/hover": { contents: "fake hover" } 
 
 describe("LspSeam remote", () => {
   it.scopedLive(
-    "createClient({ remote: PATH }) answers through the host; close() leaves the host running",
+    "makeClient({ remote: PATH }) answers through the host; close() leaves the host running",
     () =>
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
@@ -35,7 +35,7 @@ describe("LspSeam remote", () => {
   )
 
   it.scopedLive(
-    "createClient({ remote: \"auto\", config }) starts the daemon of that configuration",
+    "makeClient({ remote: \"auto\", config }) starts the daemon of that configuration",
     () =>
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({})

@@ -97,10 +97,3 @@ describe("LspSeam.layerTool", () => {
     )
   }, timeout)
 })
-
-describe("LspSeam names", () => {
-  it("keeps the 0.1.0 names as aliases", () => {
-    assert.strictEqual(LspSeam.toolLayer, LspSeam.layerTool)
-    assert.strictEqual(LspSeam.createClient, LspSeam.makeClient)
-  })
-})

@@ -19,11 +19,6 @@ export * as LspStdio from "./LspStdio.js"
 export * as StdioConfig from "./StdioConfig.js"
 
 /**
- * @since 0.1.0
- */
-export * as StdioHost from "./StdioHost.js"
-
-/**
  * @since 0.2.0
  */
 export * as StdioStatus from "./StdioStatus.js"

@@ -119,12 +119,3 @@ export const make = (
 
   return { query, close }
 }
-
-/**
- * The former name of `make`.
- *
- * @since 0.1.0
- * @category constructors
- * @deprecated Use `make`.
- */
-export const makeClient = make

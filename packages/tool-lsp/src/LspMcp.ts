@@ -118,12 +118,3 @@ export const layer = (
   config?: LspToolConfig.LspToolConfigInput
 ): Layer.Layer<never, LspError.LspError, LspService.LspService | LspSession> =>
   Layer.effectDiscard(addTool(config)).pipe(Layer.provide(McpServer.McpServer.layer))
-
-/**
- * The former name of `addTool`.
- *
- * @since 0.1.0
- * @category constructors
- * @deprecated Use `addTool`: it adds the tool to the MCP server in context.
- */
-export const register = addTool

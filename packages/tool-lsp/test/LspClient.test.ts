@@ -270,9 +270,3 @@ describe("LspClient", () => {
     assert.strictEqual(codeOf(await rejection(client.query(args))), "LSP_DISPOSED")
   })
 })
-
-describe("LspClient names", () => {
-  it("keeps the 0.1.0 name as an alias of make", () => {
-    assert.strictEqual(LspClient.makeClient, LspClient.make)
-  })
-})
