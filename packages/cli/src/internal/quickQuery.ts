@@ -156,10 +156,21 @@ const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, re
   const connection = await EdgeWire.connect(path, contract.connectTimeoutMs)
   if (connection === undefined) return undefined
   const timer = setTimeout(connection.close, contract.timeoutMs)
+  // Interrupted (Ctrl-C, or a caller's SIGTERM), as the full client is: the connection ends, so the host
+  // interrupts the query (and cancels the server's request), and the command exits 130 without asking again.
+  let interrupted = false
+  const interrupt = () => {
+    interrupted = true
+    connection.close()
+  }
+  process.once("SIGINT", interrupt)
+  process.once("SIGTERM", interrupt)
   try {
     const hello = await connection.call("Hello", { clientVersion: contract.clientVersion })
+    if (interrupted) return { _tag: "Interrupted" } as const
     if (hello?._tag !== "Success" || !greets(hello.value, expect)) return undefined
     const answer = await connection.call("Query", request, [[contract.budgetHeader, String(contract.timeoutMs)]])
+    if (interrupted) return { _tag: "Interrupted" } as const
     if (answer?._tag === "Failure") {
       const error = codedError(answer.cause)
       return error === undefined ? undefined : { _tag: "Failed", error } as const
@@ -169,6 +180,8 @@ const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, re
       : LspResultRead.plainLocations(answer.value) ?? LspResultRead.plainHover(answer.value)
     return result === undefined ? undefined : { _tag: "Answered", result } as const
   } finally {
+    process.off("SIGINT", interrupt)
+    process.off("SIGTERM", interrupt)
     clearTimeout(timer)
     connection.close()
   }
@@ -194,6 +207,7 @@ export const run = async (
   if (host === undefined) return undefined
   const outcome = await ask(host.path, host.expect, queryRequest(input, workspace))
   if (outcome === undefined) return undefined
+  if (outcome._tag === "Interrupted") return 130
   if (outcome._tag === "Failed") {
     await (options.errorOutput ?? write(2))(`error[${outcome.error.code}]: ${outcome.error.message}\n`)
     return 1
