@@ -64,7 +64,7 @@ const parseJson = (text: string, path: string): Effect.Effect<unknown, LspError.
  * The environment variable that sets `maxMemory` where the configuration does not: for the presets, and for
  * a configuration file without a `maxMemory` of its own.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const maxMemoryVariable = "LSP_SEAM_MAX_MEMORY"

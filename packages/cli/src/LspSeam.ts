@@ -45,26 +45,26 @@ export interface LayerOptions {
    * or of the presets, started detached when none runs), a Unix socket path, or `http://HOST:PORT` /
    * `ws://HOST:PORT` (`https://`/`wss://` for a host serving TLS). `stdio` is then not used.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly remote?: "auto" | (string & {}) | undefined
   /**
    * The token of a `remote` URL; default: the file `tokenFile`, else the `LSP_SEAM_TOKEN` variable.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly token?: string | undefined
   /**
    * A file holding the token of a `remote` URL (mode 0600).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly tokenFile?: string | undefined
   /**
    * A PEM file of the certificates to trust for a `wss://`/`https://` `remote` instead of the system's (a
    * private CA). The token is sent only once the host's certificate is verified.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly caFile?: string | undefined
 }
@@ -105,7 +105,7 @@ export interface ToolLayerOptions extends LayerOptions {
  * `LspAiTool.LspToolkit` to `LanguageModel.generateText` (`LspAiTool.makeToolkit(operations)` when
  * `tool.operations` offers fewer than all).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerTool = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError> =>
@@ -130,7 +130,7 @@ export interface ClientOptions extends LayerOptions {
  * positions) and resolves to `{ result, text }`; coded failures reject with the `LspError`. Call `close()`
  * to stop the servers. See `LspClient.make`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const makeClient = (options: ClientOptions = {}): LspClient.LspClient =>

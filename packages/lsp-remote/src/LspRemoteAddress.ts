@@ -2,7 +2,7 @@
  * Where a remote host listens by default: a Unix domain socket in a per-user directory, and the HTTP path
  * of its WebSocket endpoint. Server and client compute the same defaults.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -13,7 +13,7 @@ import * as Path from "node:path"
  * absolute directory, else `<tmpdir>/lsp-seam-<uid>`. The server creates it with mode 0700 and refuses it
  * when it is a symlink, is not owned by the user or is accessible to anyone else.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const defaultSocketDirectory = (env: NodeJS.ProcessEnv = process.env): string => {
@@ -26,7 +26,7 @@ export const defaultSocketDirectory = (env: NodeJS.ProcessEnv = process.env): st
 /**
  * The default socket: `lsp-seam.sock` in `defaultSocketDirectory`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
@@ -35,7 +35,7 @@ export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string 
 /**
  * The HTTP path of the WebSocket endpoint.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const webSocketPath = "/lsp-seam"
@@ -43,7 +43,7 @@ export const webSocketPath = "/lsp-seam"
 /**
  * The WebSocket URL of a host listening on `host:port`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const webSocketUrl = (host: string, port: number): string =>
@@ -53,7 +53,7 @@ export const webSocketUrl = (host: string, port: number): string =>
  * True for an address only this machine can reach: `localhost`, 127.0.0.0/8 and `::1` (brackets allowed).
  * Anything else, `0.0.0.0` and `::` included, may be reachable from the network.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category utils
  */
 export const isLoopback = (host: string): boolean => {

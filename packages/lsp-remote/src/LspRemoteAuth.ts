@@ -3,7 +3,7 @@
  * only, or an environment variable), how a fresh one is made, and how a presented one is checked (in
  * constant time, before the RPC protocol sees a byte).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Config from "effect/Config"
@@ -19,7 +19,7 @@ import * as Fs from "node:fs"
  * A token's text: 16 to 1024 characters from `A-Z a-z 0-9 . _ ~ -` (safe in an HTTP header and in a
  * WebSocket subprotocol, where the client carries it).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const Token = Schema.String.pipe(
@@ -32,7 +32,7 @@ export const Token = Schema.String.pipe(
  * The WebSocket subprotocol of this wire contract. A client offers it (and the server selects it) on every
  * connection.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const subprotocol = "lsp-seam.rpc.v1"
@@ -41,7 +41,7 @@ export const subprotocol = "lsp-seam.rpc.v1"
  * Prefix of the second subprotocol a client offers to carry its token (WebSocket clients cannot always set
  * an `Authorization` header). The server never echoes it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const bearerSubprotocolPrefix = "lsp-seam.bearer."
@@ -61,7 +61,7 @@ const checked = (text: string, source: string): Either.Either<Redacted.Redacted<
 /**
  * Checks a token given directly (for example by a test or an embedding program).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (token: string): Either.Either<Redacted.Redacted<string>, LspError.LspError> =>
@@ -70,7 +70,7 @@ export const make = (token: string): Either.Either<Redacted.Redacted<string>, Ls
 /**
  * A fresh random token: 32 bytes from the operating system's CSPRNG, base64url-encoded.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const generate: Effect.Effect<Redacted.Redacted<string>> = Effect.sync(() =>
@@ -84,7 +84,7 @@ const ownerOnly = (stats: Fs.Stats): boolean =>
  * Reads a token from a file. The file must be a regular file owned by the current user and not readable or
  * writable by anyone else (mode 0600 or stricter), like an SSH key; surrounding whitespace is ignored.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const fromFile = (path: string): Effect.Effect<Redacted.Redacted<string>, LspError.LspError> =>
@@ -115,7 +115,7 @@ export const fromFile = (path: string): Effect.Effect<Redacted.Redacted<string>,
 /**
  * Reads a token from an environment variable (through Effect's `ConfigProvider`, so tests can supply one).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const fromEnv = (name: string): Effect.Effect<Redacted.Redacted<string>, LspError.LspError> =>
@@ -129,7 +129,7 @@ export const fromEnv = (name: string): Effect.Effect<Redacted.Redacted<string>, 
 /**
  * Writes `token` to a new file readable by its owner only (mode 0600). Fails if the file exists.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const writeFile = (
@@ -147,7 +147,7 @@ const digest = (text: string): Buffer => Crypto.createHash("sha256").update(text
  * True when `candidate` is the expected token. Both sides are hashed to equal-length digests first and
  * compared with `timingSafeEqual`, so the time taken says nothing about the token.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const matches = (expected: Redacted.Redacted<string>, candidate: string): boolean =>
@@ -157,7 +157,7 @@ export const matches = (expected: Redacted.Redacted<string>, candidate: string):
  * The tokens a WebSocket upgrade request presents: an `Authorization: Bearer …` header and any
  * `lsp-seam.bearer.…` subprotocol.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const presented = (headers: {
@@ -184,7 +184,7 @@ export const presented = (headers: {
  * True when any presented token matches; every candidate is compared, so the count of candidates, not their
  * content, is all that timing can reveal.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const authorize = (

@@ -6,7 +6,7 @@
  * `LSP_REMOTE_UNAVAILABLE` and never leaves it hanging. The client adds no timeout: the caller's budget
  * applies, and its deadline (`LspDeadline`) travels with the query so the host can use the time it has.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as Socket from "@effect/platform/Socket"
@@ -35,7 +35,7 @@ import * as LspRpc from "./LspRpc.js"
 /**
  * How to reach a host.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Transport =
@@ -51,7 +51,7 @@ export type Transport =
 /**
  * A host on a Unix domain socket (default `LspRemoteAddress.defaultSocketPath()`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const socket = (path: string = LspRemoteAddress.defaultSocketPath()): Transport => ({ _tag: "Socket", path })
@@ -61,7 +61,7 @@ export const socket = (path: string = LspRemoteAddress.defaultSocketPath()): Tra
  * host's certificate must be signed by a CA the system trusts, or by `options.ca` (PEM) when given; the token
  * is sent only once the certificate is verified.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const webSocket = (
@@ -76,7 +76,7 @@ export const webSocket = (
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ClientOptions {
@@ -100,7 +100,7 @@ export interface ClientOptions {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspRemoteClientShape {
@@ -114,7 +114,7 @@ export interface LspRemoteClientShape {
    * The host's memory view; call it only when `hello` says `memoryAvailable` (`LSP_UNSUPPORTED_OPERATION`
    * when the host has none). Absent from clients that do not offer it.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError>
   /** The host's version, configuration fingerprint and process. */
@@ -124,7 +124,7 @@ export interface LspRemoteClientShape {
 /**
  * A connection to a remote host, available while its Layer is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category tags
  */
 export class LspRemoteClient
@@ -134,7 +134,7 @@ export class LspRemoteClient
 /**
  * The default connect timeout, in milliseconds.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultConnectTimeoutMs = 2_000
@@ -142,7 +142,7 @@ export const defaultConnectTimeoutMs = 2_000
 /**
  * The default response limit: 64 MiB.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultMaxResponseBytes = 64 * 1024 * 1024
@@ -151,7 +151,7 @@ export const defaultMaxResponseBytes = 64 * 1024 * 1024
  * After a lost connection the client reconnects in the background, first after 50 ms, then backing off to at
  * most every 2 s. While it is disconnected, calls fail at once instead of waiting for the next attempt.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const reconnectSchedule: Schedule.Schedule<unknown, unknown> = Schedule.exponential("50 millis", 2).pipe(
@@ -233,7 +233,7 @@ const greet = (client: LspRemoteClientShape, expect: NonNullable<ClientOptions["
  * Connects to a host for the lifetime of the scope. The connection is opened in the background (making a
  * client never fails for want of a host; its calls do) and re-opened after a loss, on `reconnectSchedule`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape, LspError.LspError, Scope.Scope> =>
@@ -296,7 +296,7 @@ const remoteService = (client: LspRemoteClientShape): LspService.LspServiceShape
  * `LspRemoteClient` behind it. `registerProvider` on that service fails with `LSP_INVALID_PROVIDER`: the
  * host owns the providers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = (
@@ -314,7 +314,7 @@ export const layer = (
  * the local `LspService` (which must not already route them). Queries for those files are forwarded
  * without the local language id; the host routes them by its own configuration.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerProvider = (

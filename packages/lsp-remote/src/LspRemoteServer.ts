@@ -7,7 +7,7 @@
  * rules apply unchanged, under the caller's deadline when the client sends one (`LspRpc.budgetHeader`).
  * Interrupting a client's call, or losing the client, interrupts the handler's fiber.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import * as Headers from "@effect/platform/Headers"
@@ -35,7 +35,7 @@ import * as LspRpc from "./LspRpc.js"
 /**
  * What every transport accepts.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ServeOptions {
@@ -54,7 +54,7 @@ export interface ServeOptions {
    * The host's memory view for `Memory` (for the stdio host: `StdioStatus.memory`). Without one, `Memory`
    * fails with `LSP_UNSUPPORTED_OPERATION` and `Hello` says `memoryAvailable: false`.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError> | undefined
   /**
@@ -64,20 +64,20 @@ export interface ServeOptions {
    * that canonical workspace otherwise. So is a query whose file (relative to that workspace, or absolute) is
    * not inside one of them as written, or once resolved. Without it, every workspace is served.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly roots?: ReadonlyArray<string> | undefined
   /**
    * How many queries one connection may have running at once (default 8); its further queries wait for one
    * of them to end.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly maxQueriesPerClient?: number | undefined
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspRemoteServerShape {
@@ -88,7 +88,7 @@ export interface LspRemoteServerShape {
 /**
  * A running remote host, available while its Layer is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category tags
  */
 export class LspRemoteServer
@@ -98,7 +98,7 @@ export class LspRemoteServer
 /**
  * The default request limit: 1 MiB.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultMaxRequestBytes = 1024 * 1024
@@ -112,7 +112,7 @@ const budgetOf = (headers: Headers.Headers): Option.Option<number> =>
 /**
  * The default number of queries one connection may have running at once.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultMaxQueriesPerClient = 8
@@ -145,7 +145,7 @@ const clientLimit = (max: number | undefined) =>
 /**
  * The handlers of `LspRpc.LspRpcs` for the `LspService` in context.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerHandlers = (options: ServeOptions = {}) =>
@@ -235,7 +235,7 @@ const listenError = (what: string) => (error: SocketServer.SocketServerError): L
 /**
  * Options of the Unix socket transport.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface SocketOptions extends ServeOptions {
@@ -250,7 +250,7 @@ export interface SocketOptions extends ServeOptions {
  * on it (a live one is `LSP_CONFLICT`); the socket is 0600 from the moment it can be reached (made in a
  * private directory and linked into place) and removed when the Layer is released.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerSocket = (
@@ -274,7 +274,7 @@ export const layerSocket = (
 /**
  * Options of the WebSocket transport.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface HttpOptions extends ServeOptions {
@@ -287,28 +287,28 @@ export interface HttpOptions extends ServeOptions {
   /**
    * Serve HTTPS (`wss://`) with this PEM certificate chain and key.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly tls?: { readonly cert: string; readonly key: string } | undefined
   /**
    * How long a connection may take, from its TCP accept to its accepted upgrade (TLS, headers and token), before
    * it is closed (default `defaultHandshakeTimeoutMs`).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly handshakeTimeoutMs?: number | undefined
   /**
    * How many connections may be in that phase at once (default `defaultMaxPendingConnections`); one more
    * closes the one that has waited longest.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly maxPendingConnections?: number | undefined
   /**
    * Listen on an address other machines can reach without `tls` (the token and every answer then cross the
    * network in clear). Without it, such an address is refused with `LSP_INVALID_CONFIG`.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly allowPlaintext?: boolean | undefined
 }
@@ -316,7 +316,7 @@ export interface HttpOptions extends ServeOptions {
 /**
  * The default time a TCP connection has to complete its upgrade and authentication: 10 s.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultHandshakeTimeoutMs = 10_000
@@ -324,7 +324,7 @@ export const defaultHandshakeTimeoutMs = 10_000
 /**
  * The default number of connections that may be completing their upgrade at once.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultMaxPendingConnections = 64
@@ -358,7 +358,7 @@ const verifyClient = (token: Redacted.Redacted<string>) =>
  * from a browser, which sends an `Origin`). WebSocket messages over `maxRequestBytes` are refused by the
  * WebSocket layer before they are buffered.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerHttp = (

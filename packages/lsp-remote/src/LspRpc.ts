@@ -2,7 +2,7 @@
  * The wire contract between a remote lsp-seam host and its clients: one `@effect/rpc` group whose payloads,
  * successes and errors are the seam's own Schemas, so a coded `LspError` crosses the wire unchanged.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
@@ -17,7 +17,7 @@ import type * as SchemaAST from "effect/SchemaAST"
  * The lsp-seam version this package speaks for. A host answers `Hello` with it unless told otherwise, and a
  * client can refuse a host of another version.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const version = "0.1.0"
@@ -26,7 +26,7 @@ export const version = "0.1.0"
  * The revision of this wire contract. It changes whenever a payload, success or error Schema of the group
  * changes in a way an older peer cannot decode.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const protocolRevision = 1
@@ -36,7 +36,7 @@ export const protocolRevision = 1
  * milliseconds) to the host, which runs the query under the same deadline. Relative, so clock skew between
  * the machines does not matter.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const budgetHeader = "lsp-seam-budget-ms"
@@ -45,7 +45,7 @@ export const budgetHeader = "lsp-seam-budget-ms"
  * One language server as the host's status view reports it. Mirrors the stdio host's `ServerStatus`, so
  * `StdioStatus.status` can be served as is; hosts of other kinds may report their own servers the same way.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const ServerStatus = Schema.Struct({
@@ -73,7 +73,7 @@ export const ServerStatus = Schema.Struct({
 /**
  * A server the host's memory budget stopped.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const MemoryEviction = Schema.Struct({
@@ -94,7 +94,7 @@ export const MemoryEviction = Schema.Struct({
  * The servers' memory against the host's budget (`maxMemory`), and the host's own. Mirrors the stdio host's
  * `StdioStatus.MemoryStatus`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const MemoryStatus = Schema.Struct({
@@ -115,13 +115,13 @@ export const MemoryStatus = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type MemoryStatus = typeof MemoryStatus.Type
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type ServerStatus = typeof ServerStatus.Type
@@ -129,7 +129,7 @@ export type ServerStatus = typeof ServerStatus.Type
 /**
  * What a client says about itself when it greets a host.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const HelloRequest = Schema.Struct({
@@ -138,7 +138,7 @@ export const HelloRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type HelloRequest = typeof HelloRequest.Type
@@ -147,7 +147,7 @@ export type HelloRequest = typeof HelloRequest.Type
  * Who answers: enough for a client to refuse a host of another version or configuration, and for a
  * launcher to find the daemon's process.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const HelloResponse = Schema.Struct({
@@ -165,19 +165,19 @@ export const HelloResponse = Schema.Struct({
    * The directories the host serves (canonical paths): a query whose workspace is not inside one is refused
    * with `LSP_REMOTE_FORBIDDEN`. Absent when the host serves every workspace its user can read.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   roots: Schema.optional(Schema.Array(Schema.String)),
   /**
    * Whether `Memory` answers (absent from hosts older than the memory budget: do not call it then).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   memoryAvailable: Schema.optional(Schema.Boolean)
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type HelloResponse = typeof HelloResponse.Type
@@ -185,7 +185,7 @@ export type HelloResponse = typeof HelloResponse.Type
 /**
  * The handshake: version, configuration fingerprint and process of the host.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rpcs
  */
 export class Hello extends Rpc.make("Hello", {
@@ -216,7 +216,7 @@ const checkedBy = <A>(
  * plain locations answer without the schema. Encoded by the host and decoded by the client, a list of 500
  * references cost ~4 ms through the schema itself.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const QueryResult: Schema.Schema<LspResult.LspQueryResult> = checkedBy(LspResultCheck.validate, {
@@ -230,7 +230,7 @@ export const QueryResult: Schema.Schema<LspResult.LspQueryResult> = checkedBy(Ls
  * transformation), checked with `LspDecode`. The RPC server decodes a payload with Schema while it
  * dispatches, and a payload Schema's own check throws on (see `LspDecode`) left the call unanswered.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const QueryRequest: Schema.Schema<LspQuery.LspQueryRequest> = checkedBy(
@@ -246,7 +246,7 @@ export const QueryRequest: Schema.Schema<LspQuery.LspQueryRequest> = checkedBy(
  * One seam query: every operation of `LspQueryRequest`, answered with an `LspQueryResult` or a coded
  * `LspError`, exactly as the host's `LspService.query` answers it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rpcs
  */
 export class Query extends Rpc.make("Query", {
@@ -258,7 +258,7 @@ export class Query extends Rpc.make("Query", {
 /**
  * The host's read-only status view. Fails with `LSP_UNSUPPORTED_OPERATION` on a host that has none.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rpcs
  */
 export class Status extends Rpc.make("Status", {
@@ -271,7 +271,7 @@ export class Status extends Rpc.make("Status", {
  * Call it only when `Hello` says `memoryAvailable`; fails with `LSP_UNSUPPORTED_OPERATION` on a host that
  * was given no memory view.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category rpcs
  */
 export class Memory extends Rpc.make("Memory", {
@@ -282,7 +282,7 @@ export class Memory extends Rpc.make("Memory", {
 /**
  * The whole contract.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category groups
  */
 export class LspRpcs extends RpcGroup.make(Hello, Query, Status, Memory) {}

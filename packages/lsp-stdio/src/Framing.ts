@@ -34,7 +34,7 @@ export interface FramingOptions {
   /** The largest header block accepted, in bytes (default 65536). */
   readonly maxHeaderBytes?: number
   /**
-   * What a message over `maxMessageBytes` does (since 0.2.0): `"fail"` (the default) poisons the decoder;
+   * What a message over `maxMessageBytes` does: `"fail"` (the default) poisons the decoder;
    * `"skip"` passes over its body without keeping it and yields an `OversizedMessage` in its place, so the
    * stream goes on (its length is known). A length over 1 GiB is refused either way.
    */
@@ -45,13 +45,13 @@ export interface FramingOptions {
  * What a decoder with `oversized: "skip"` yields for a message over the limit: its size, and the `id` and
  * `method` found at its top level near its start or end, when they are there.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const OversizedMessage = internal.OversizedMessage
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type OversizedMessage = internal.OversizedMessage

@@ -72,7 +72,7 @@ const registerDecoded = (config: StdioConfig.StdioConfig, options: Options) =>
  * `LspService` in context, for the current scope. Any failure registers nothing. Returns the host's
  * read-only status view.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (

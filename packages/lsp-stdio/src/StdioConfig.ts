@@ -72,13 +72,13 @@ export type CrashLoop = Settings.CrashLoop
  * after the set for the synced text has come, `quietMs` without another; all in all at most `maxWaitMs`,
  * and never past the caller's deadline. When it runs out the answer is flagged `diagnostics-pending`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const DiagnosticsWait: typeof Settings.DiagnosticsWait = Settings.DiagnosticsWait
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type DiagnosticsWait = Settings.DiagnosticsWait
@@ -89,13 +89,13 @@ export type DiagnosticsWait = Settings.DiagnosticsWait
  * so that the server sees them and the answer is complete; beyond that bound the answer is flagged
  * no-project. Needs documentSync "retained" (the files stay open and in step with the disk).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LooseFiles: typeof Settings.LooseFiles = Settings.LooseFiles
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LooseFiles = Settings.LooseFiles
@@ -107,13 +107,13 @@ export type LooseFiles = Settings.LooseFiles
  * the server answers from one project only, are asked again from each other project that references the
  * symbol, and the answers merged. What a bound left out is named in the answer (projects-not-searched).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const Projects: typeof Settings.Projects = Settings.Projects
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type Projects = Settings.Projects
@@ -354,7 +354,7 @@ export const decodeEither = (input: unknown): Either.Either<StdioConfig, LspErro
  * Checks that an already decoded configuration (say, one a program built, or a `Config` mapped) satisfies
  * every rule of the schema, without encoding it; a violation is `LSP_INVALID_CONFIG` as from `decode`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category decoding
  */
 export const validate = (config: StdioConfig): Effect.Effect<StdioConfig, LspError.LspError> =>

@@ -2,7 +2,7 @@
  * Read-only introspection of a running stdio host: which servers run, for which workspace, in what state,
  * and how they have fared. `lsp-seam doctor` prints it; nothing here can change the host.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
@@ -10,7 +10,7 @@ import type * as Effect from "effect/Effect"
 /**
  * One pooled server.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ServerStatus {
@@ -47,7 +47,7 @@ export interface ServerStatus {
 /**
  * A server the memory budget stopped.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface MemoryEviction {
@@ -67,7 +67,7 @@ export interface MemoryEviction {
 /**
  * The servers' memory against their budget (`maxMemory`), and the host's own.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface MemoryStatus {
@@ -88,15 +88,15 @@ export interface MemoryStatus {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface StdioStatusShape {
   readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
   /**
-   * The memory budget's view (absent from status views built before 0.3.0).
+   * The memory budget's view (absent from older hosts' status views).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly memory?: Effect.Effect<MemoryStatus>
 }
@@ -104,7 +104,7 @@ export interface StdioStatusShape {
 /**
  * The status view of the stdio host in context (provided by `LspStdio.layer`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category tags
  */
 export class StdioStatus extends Context.Tag("@lsp-seam/lsp-stdio/StdioStatus")<StdioStatus, StdioStatusShape>() {}

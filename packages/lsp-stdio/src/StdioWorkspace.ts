@@ -2,7 +2,7 @@
  * Looking into a workspace the way the host does: which files its servers would handle, found with a
  * bounded walk through the platform `FileSystem`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -16,7 +16,7 @@ import * as WorkspaceFiles from "./internal/files/workspaceFiles.js"
  * Who wants a file: an id (a provider id, say), the extensions it handles (lower-case, with the dot), and
  * the largest file it accepts in bytes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Target = WorkspaceFiles.Target
@@ -25,7 +25,7 @@ export type Target = WorkspaceFiles.Target
  * What a walk found: the first file (relative to the root) per target id, how many directory entries it
  * looked at, and whether it stopped at the entry cap.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type FileSearch = WorkspaceFiles.FileSearch
@@ -33,7 +33,7 @@ export type FileSearch = WorkspaceFiles.FileSearch
 /**
  * How many directory entries a walk looks at, at most, by default.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultMaxEntries = WorkspaceFiles.defaultMaxEntries
@@ -45,7 +45,7 @@ export const defaultMaxEntries = WorkspaceFiles.defaultMaxEntries
  * skipped; the walk stops when every target has a file or after `maxEntries` entries; unreadable entries are
  * passed over. Links are followed only within the workspace, each directory entered once.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const findFiles = (

@@ -19,11 +19,11 @@ export * as LspStdio from "./LspStdio.js"
 export * as StdioConfig from "./StdioConfig.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as StdioStatus from "./StdioStatus.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as StdioWorkspace from "./StdioWorkspace.js"

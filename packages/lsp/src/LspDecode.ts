@@ -8,7 +8,7 @@
  * then throws out of `Schema.decodeUnknownEither` rather than returning `Left`. These wrappers turn any throw
  * while checking into a `ParseError` on the value, so bad input is refused like any other bad input.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -41,7 +41,7 @@ const guarded = <A>(
  * `Schema.decodeUnknownEither(schema, options)`, except that a value whose check throws is refused with a
  * `ParseError` on that value.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category decoding
  */
 export const decodeUnknownEither = <A, I>(
@@ -54,7 +54,7 @@ export const decodeUnknownEither = <A, I>(
  * `Schema.validateEither(schema, options)` (a check against the type side), except that a value whose check
  * throws is refused with a `ParseError` on that value.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category validation
  */
 export const validateEither = <A, I>(
@@ -66,7 +66,7 @@ export const validateEither = <A, I>(
 /**
  * `Schema.is(schema)`, except that a value whose check throws is not a member.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category validation
  */
 export const is = <A, I>(schema: Schema.Schema<A, I, never>): (input: unknown) => input is A => {

@@ -47,7 +47,7 @@ export type LspErrorDetail = typeof LspErrorDetail.Type
  * server failed. Optional on an `LspError`: absent unless the raiser knew it. Build one as a plain value,
  * e.g. `{ _tag: "MethodNotFound", method: "textDocument/hover" }`, and attach it with `withReason`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspErrorReason = Schema.Union(
@@ -59,7 +59,7 @@ export const LspErrorReason = Schema.Union(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspErrorReason = typeof LspErrorReason.Type
@@ -99,7 +99,7 @@ export const make = (code: LspErrorCode, message: string, detail?: LspErrorDetai
  *   { _tag: "MethodNotFound", method: "textDocument/hover" }
  * )
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const withReason: {
@@ -312,7 +312,7 @@ export const invalidArguments = constructor("LSP_INVALID_ARGUMENTS")
  * A position's line is past the end of the file, or its character past the end of its line (the message
  * says the file's line count or the line's length).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const positionOutOfRange = constructor("LSP_POSITION_OUT_OF_RANGE")
@@ -320,7 +320,7 @@ export const positionOutOfRange = constructor("LSP_POSITION_OUT_OF_RANGE")
 /**
  * A requested `symbol` occurs nowhere near the requested line (the message lists the identifiers on it).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const symbolNotFound = constructor("LSP_SYMBOL_NOT_FOUND")
@@ -328,7 +328,7 @@ export const symbolNotFound = constructor("LSP_SYMBOL_NOT_FOUND")
 /**
  * The remote host cannot be reached, or the connection to it was lost before it answered.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const remoteUnavailable = constructor("LSP_REMOTE_UNAVAILABLE")
@@ -336,7 +336,7 @@ export const remoteUnavailable = constructor("LSP_REMOTE_UNAVAILABLE")
 /**
  * The remote host refused the connection's credentials (a missing or wrong bearer token).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const remoteUnauthorized = constructor("LSP_REMOTE_UNAUTHORIZED")
@@ -344,7 +344,7 @@ export const remoteUnauthorized = constructor("LSP_REMOTE_UNAUTHORIZED")
 /**
  * The remote host runs another lsp-seam version or another configuration than the client expects.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const remoteIncompatible = constructor("LSP_REMOTE_INCOMPATIBLE")
@@ -369,7 +369,7 @@ export const responseTooLarge = constructor("LSP_RESPONSE_TOO_LARGE")
  * The position cannot be renamed (a keyword, a literal, a symbol the server will not rename such as one
  * declared in a library), or the server refused the rename; the message says why.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const cannotRename = constructor("LSP_CANNOT_RENAME")

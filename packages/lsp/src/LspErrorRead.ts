@@ -4,7 +4,7 @@
  * in Node's start time (the command's remote query, see docs/decisions.md) can report a host's coded error
  * without loading `effect/Schema`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 
 /**
@@ -12,7 +12,7 @@
  * closed and defined here, in one place, even for codes that only later layers (the stdio host, the tool, the
  * CLI) raise.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const codes = [
@@ -44,22 +44,22 @@ export const codes = [
   "LSP_EXECUTABLE_NOT_FOUND",
   "LSP_TIMEOUT",
   "LSP_INVALID_ARGUMENTS",
-  // Positions and names (since 0.2.0)
+  // Positions and names
   "LSP_POSITION_OUT_OF_RANGE",
   "LSP_SYMBOL_NOT_FOUND",
-  // The remote provider (since 0.2.0)
+  // The remote provider
   "LSP_REMOTE_UNAVAILABLE",
   "LSP_REMOTE_UNAUTHORIZED",
   "LSP_REMOTE_INCOMPATIBLE",
   "LSP_REMOTE_FORBIDDEN",
   // The wire's limits
   "LSP_RESPONSE_TOO_LARGE",
-  // Operations (since 0.3.0)
+  // Operations
   "LSP_CANNOT_RENAME"
 ] as const
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type Code = typeof codes[number]
@@ -81,7 +81,7 @@ const isReason = (value: unknown): boolean =>
  * reason? }`, plain JSON), when `Schema.decodeUnknown(LspError.LspError)` would accept it; `undefined` when
  * the schema has to look (its property tests hold the two together).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category validation
  */
 export const plainError = (value: unknown): { readonly code: Code; readonly message: string } | undefined => {

@@ -18,7 +18,7 @@
  * space. `resolveSymbol` prefers occurrences in code; it uses one in a string or comment only when no line of
  * its window has the name in code, and says so.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as LspError from "./LspError.js"
@@ -29,7 +29,7 @@ import * as LspResultRead from "./LspResultRead.js"
 /**
  * How many lines above and below the requested line `resolveSymbol` searches.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const symbolWindow = 3
@@ -37,7 +37,7 @@ export const symbolWindow = 3
 /**
  * How many identifiers a message lists before it says how many more there are.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const listLimit: number = LspResultRead.listLimit
@@ -45,7 +45,7 @@ export const listLimit: number = LspResultRead.listLimit
 /**
  * An identifier on a line: its name and the zero-based UTF-16 column where it starts.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Identifier = LspResult.LspIdentifier
@@ -54,7 +54,7 @@ export type Identifier = LspResult.LspIdentifier
  * Splits a document into lines at LSP's line terminators (`\r\n`, `\n`, `\r`). An empty text is one empty
  * line; a text ending with a terminator ends with an empty line, as in LSP.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const splitLines = (text: string): ReadonlyArray<string> => text.split(/\r\n|\r|\n/)
@@ -66,7 +66,7 @@ const start = /^[\p{ID_Start}$_]/u
  * The identifiers on one line, in order, with their zero-based UTF-16 columns (a character outside the Basic
  * Multilingual Plane counts 2).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const identifiersOn = (lineText: string): ReadonlyArray<Identifier> => {
@@ -82,7 +82,7 @@ export const identifiersOn = (lineText: string): ReadonlyArray<Identifier> => {
  * by the language-agnostic rules of the module comment. A quote not closed on its line opens nothing (an
  * apostrophe, a Rust lifetime); a line that continues a block comment (` * …`) is all comment.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const nonCodeSpans = (text: string): ReadonlyArray<readonly [number, number]> => {
@@ -128,7 +128,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 /**
  * `add (column 17), x (column 21)` — one-based columns, at most `limit` entries, then `… and N more`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const formatIdentifiers: (identifiers: ReadonlyArray<Identifier>, limit?: number) => string =
@@ -137,7 +137,7 @@ export const formatIdentifiers: (identifiers: ReadonlyArray<Identifier>, limit?:
 /**
  * `identifiers on line 3: add (column 17), x (column 21)`, or `line 3 has no identifiers` (one-based).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const describeLine: (line: number, identifiers: ReadonlyArray<Identifier>) => string = LspResultRead.describeLine
@@ -154,7 +154,7 @@ const lineOutOfRange = (line: number, lineCount: number) =>
  * length (a column equal to the length — the end of the line — is valid, as in LSP). Otherwise
  * `LSP_POSITION_OUT_OF_RANGE`, saying how many lines the file has or how long the line is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category validation
  */
 export const checkPosition = (
@@ -180,7 +180,7 @@ const quote = (value: string) => value.length > 40 ? `${JSON.stringify(value.sli
  * (`detail.argument: "symbol"`): a name with several identifiers (`foo.bar`, `a b`) is refused with a
  * message naming them, since guessing which one was meant could answer the wrong question.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category validation
  */
 export const checkSymbol = (symbol: string): Either.Either<string, LspError.LspError> => {
@@ -229,7 +229,7 @@ const nearest = (occurrences: ReadonlyArray<Identifier>, character: number): Ide
  * line of the window has it; that message lists the identifiers on the requested line (one-based columns,
  * at most `listLimit`), `detail` has them all (zero-based).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const resolveSymbol = (
@@ -272,7 +272,7 @@ export const resolveSymbol = (
  * For an empty answer: `undefined` when `position` is on an identifier (from its first character to just
  * after its last) or outside the document, otherwise the position and every identifier on its line.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const offIdentifier = (
@@ -291,7 +291,7 @@ export const offIdentifier = (
  * Where a request is asked: its position exactly as given (checked with `checkPosition`) without `symbol`,
  * or the position `resolveSymbol` finds with it, together with `resolved`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Located {
@@ -303,7 +303,7 @@ export interface Located {
  * The position to query for a request: `resolveSymbol` when `symbol` is given, otherwise `checkPosition`
  * (positions are never moved without `symbol`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const locate = (
@@ -319,7 +319,7 @@ export const locate = (
  * Adds to an answer what `locate` found: `resolved` when a symbol was resolved, and `offIdentifier` when the
  * answer is empty and the queried position is not on an identifier.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const annotate = <A extends LspResult.LspQueryResult>(

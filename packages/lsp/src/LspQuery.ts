@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 /**
  * The reference design's four operations, which every provider is expected to answer.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const referenceOperations = ["goToDefinition", "findReferences", "goToImplementation", "hover"] as const
@@ -20,7 +20,7 @@ export const referenceOperations = ["goToDefinition", "findReferences", "goToImp
  * Operations asked at a position in a file (one-based in the tool, zero-based here). `incomingCalls` and
  * `outgoingCalls` are answered from the call hierarchy the provider prepares at that position.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspPositionOperation = Schema.Literal(
@@ -31,7 +31,7 @@ export const LspPositionOperation = Schema.Literal(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspPositionOperation = typeof LspPositionOperation.Type
@@ -39,13 +39,13 @@ export type LspPositionOperation = typeof LspPositionOperation.Type
 /**
  * Operations asked about a whole file.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspDocumentOperation = Schema.Literal("documentSymbol")
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspDocumentOperation = typeof LspDocumentOperation.Type
@@ -109,7 +109,7 @@ export type LspRange = typeof LspRange.Type
  * it points at (see `LspResult.LspBody`). Honoured by the answers made of locations or symbols; the tool offers
  * it for goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol and workspaceSymbol.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const IncludeBody = Schema.optional(Schema.Boolean)
@@ -117,14 +117,14 @@ export const IncludeBody = Schema.optional(Schema.Boolean)
 /**
  * A query at a position, as callers send it. `filePath` is relative to `workspaceRoot` or absolute.
  *
- * `symbol` (since 0.2.0) addresses the position by name: the provider looks for whole-identifier
+ * `symbol` addresses the position by name: the provider looks for whole-identifier
  * occurrences of it on `position.line` (see `LspIdentifiers`), preferring the one at or nearest
  * `position.character` — callers that have no column pass 0, which means "the first occurrence on the
  * line" — then on the nearest lines up to `LspIdentifiers.symbolWindow` (3) above and below, and queries
  * there. The answer then carries `resolved`. Without `symbol` the position is used exactly as given.
- * `includeBody` (since 0.3.0): see `IncludeBody`.
+ * `includeBody`: see `IncludeBody`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspPositionRequest = Schema.Struct({
@@ -137,15 +137,15 @@ export const LspPositionRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspPositionRequest = typeof LspPositionRequest.Type
 
 /**
- * A query about a whole file. `includeBody` (since 0.3.0): see `IncludeBody`.
+ * A query about a whole file. `includeBody`: see `IncludeBody`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspDocumentRequest = Schema.Struct({
@@ -156,7 +156,7 @@ export const LspDocumentRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspDocumentRequest = typeof LspDocumentRequest.Type
@@ -165,9 +165,9 @@ export type LspDocumentRequest = typeof LspDocumentRequest.Type
  * A search for symbols whose names match `query` (non-blank; servers match it fuzzily, by their own rules).
  * With `filePath` only that file's provider is asked (the file is opened first, so that servers that need a
  * project have one); without it the seam asks every provider and merges the answers, each symbol labelled
- * with the provider that gave it. `includeBody` (since 0.3.0): see `IncludeBody`.
+ * with the provider that gave it. `includeBody`: see `IncludeBody`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspWorkspaceSymbolRequest = Schema.Struct({
@@ -179,7 +179,7 @@ export const LspWorkspaceSymbolRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspWorkspaceSymbolRequest = typeof LspWorkspaceSymbolRequest.Type
@@ -187,13 +187,13 @@ export type LspWorkspaceSymbolRequest = typeof LspWorkspaceSymbolRequest.Type
 /**
  * How serious a diagnostic is, most serious first.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspSeverity = Schema.Literal("error", "warning", "information", "hint")
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspSeverity = typeof LspSeverity.Type
@@ -202,7 +202,7 @@ export type LspSeverity = typeof LspSeverity.Type
  * The server's diagnostics for a file's current text on disk, at `severity` or worse (default `"warning"`:
  * errors and warnings).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspDiagnosticsRequest = Schema.Struct({
@@ -213,7 +213,7 @@ export const LspDiagnosticsRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspDiagnosticsRequest = typeof LspDiagnosticsRequest.Type
@@ -223,7 +223,7 @@ export type LspDiagnosticsRequest = typeof LspDiagnosticsRequest.Type
  * listed and never applied (lsp-seam writes nothing). The position is given, or addressed by `symbol`, as in
  * `LspPositionRequest`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const LspRenameRequest = Schema.Struct({
@@ -236,7 +236,7 @@ export const LspRenameRequest = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type LspRenameRequest = typeof LspRenameRequest.Type
@@ -285,9 +285,9 @@ export type LspProviderQuery = typeof LspProviderQuery.Type
 const atPosition: ReadonlyArray<string> = [...LspPositionOperation.literals, "renamePreview"]
 
 /**
- * Whether a request is asked at a position: a position operation, or (since 0.3.0) renamePreview.
+ * Whether a request is asked at a position: a position operation, or renamePreview.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category guards
  */
 export const isPositionRequest = <A extends { readonly operation: LspOperation }>(

@@ -27,19 +27,19 @@ import * as LspResultRead from "./LspResultRead.js"
  * break); for a location no symbol encloses, the location's own lines. Absent when the file could not be read
  * through the host (outside the workspace, not a text file, too large).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const LspBody: typeof Body.LspBody = Body.LspBody
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type LspBody = Body.LspBody
 
 /**
- * A place in a document: a URI (usually `file:`) and a zero-based range; `body` (since 0.3.0) when asked for.
+ * A place in a document: a URI (usually `file:`) and a zero-based range; `body` when asked for.
  *
  * @since 0.1.0
  * @category models
@@ -82,17 +82,17 @@ export const Incomplete: typeof Annotations.Incomplete = Annotations.Incomplete
  * `compile_commands.json`, …); `provider-failed` — a workspaceSymbol search merged from several providers,
  * one of which failed (the message names it and its error); `diagnostics-pending` — the server had not
  * published diagnostics for the file's current text when the answer had to be given (the answer then
- * holds none: a set for an older text is never given); `projects-not-searched` (since 0.3.0) — the
+ * holds none: a set for an older text is never given); `projects-not-searched` — the
  * workspace has several projects of one server and some were not searched (a bound on how many are loaded, or
  * on how far the workspace was walked to find them): the message names them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const IncompleteReasonKind: typeof Annotations.IncompleteReasonKind = Annotations.IncompleteReasonKind
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type IncompleteReasonKind = Annotations.IncompleteReasonKind
@@ -100,13 +100,13 @@ export type IncompleteReasonKind = Annotations.IncompleteReasonKind
 /**
  * One reason an answer may be incomplete, with a one-line message for the model that includes the remedy.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const IncompleteReason: typeof Annotations.IncompleteReason = Annotations.IncompleteReason
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type IncompleteReason = Annotations.IncompleteReason
@@ -114,7 +114,7 @@ export type IncompleteReason = Annotations.IncompleteReason
 /**
  * The standard message of a `readiness` reason.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const readinessMessage: string = Annotations.readinessMessage
@@ -122,7 +122,7 @@ export const readinessMessage: string = Annotations.readinessMessage
 /**
  * The `readiness` reason with its standard message (what `markIncomplete(result)` adds).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const readiness: IncompleteReason = Annotations.readiness
@@ -132,13 +132,13 @@ export const readiness: IncompleteReason = Annotations.readiness
  * zero-based `requested` position, and how many whole-identifier occurrences of `symbol` the chosen line
  * holds (more than one means the provider chose among them).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const Resolved: typeof Annotations.Resolved = Annotations.Resolved
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Resolved = Annotations.Resolved
@@ -146,13 +146,13 @@ export type Resolved = Annotations.Resolved
 /**
  * An identifier on a line: its name and the zero-based UTF-16 column where it starts.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspIdentifier: typeof Annotations.LspIdentifier = Annotations.LspIdentifier
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspIdentifier = Annotations.LspIdentifier
@@ -161,13 +161,13 @@ export type LspIdentifier = Annotations.LspIdentifier
  * Set by providers only on an empty answer (no locations, or a null hover) whose position is not on an
  * identifier: the zero-based position and every identifier on that line, in order.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const OffIdentifier: typeof Annotations.OffIdentifier = Annotations.OffIdentifier
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type OffIdentifier = Annotations.OffIdentifier
@@ -205,13 +205,13 @@ export type LspHoverResult = Navigation.LspHoverResult
 /**
  * LSP's symbol kinds by name (`SymbolKind` 1–26), as results carry them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const SymbolKindName: typeof Symbols.SymbolKindName = Symbols.SymbolKindName
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type SymbolKindName = Symbols.SymbolKindName
@@ -220,15 +220,15 @@ export type SymbolKindName = Symbols.SymbolKindName
  * A symbol: its name and kind, where it is (`range`, the whole declaration) and where its name is
  * (`selectionRange`). `containerName` is the path of enclosing symbols (`Outer.Inner`) when known; `depth`
  * (document symbols) how deep it is nested; `provider` (workspace symbols merged from several providers)
- * which provider found it; `body` (since 0.3.0, see `LspBody`) when asked for.
+ * which provider found it; `body` (see `LspBody`) when asked for.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspSymbol: typeof Symbols.LspSymbol = Symbols.LspSymbol
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspSymbol = Symbols.LspSymbol
@@ -237,13 +237,13 @@ export type LspSymbol = Symbols.LspSymbol
  * The answer to documentSymbol (the file's symbols in document order, parents before their children) and
  * workspaceSymbol (the matches, in the servers' order).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspSymbolsResult: typeof Symbols.LspSymbolsResult = Symbols.LspSymbolsResult
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspSymbolsResult = Symbols.LspSymbolsResult
@@ -251,13 +251,13 @@ export type LspSymbolsResult = Symbols.LspSymbolsResult
 /**
  * A function-like item of the call hierarchy: a caller, a callee, or the item the calls were asked about.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspCallItem: typeof Calls.LspCallItem = Calls.LspCallItem
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspCallItem = Calls.LspCallItem
@@ -266,13 +266,13 @@ export type LspCallItem = Calls.LspCallItem
  * One call edge: the caller (incomingCalls) or callee (outgoingCalls), and the call sites `fromRanges`,
  * which lie in `fromUri` — the caller's document for incoming calls, the asked item's for outgoing ones.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspCall: typeof Calls.LspCall = Calls.LspCall
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspCall = Calls.LspCall
@@ -281,13 +281,13 @@ export type LspCall = Calls.LspCall
  * The answer to incomingCalls and outgoingCalls: the items the position prepared (usually one), and the
  * calls of all of them, merged.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspCallsResult: typeof Calls.LspCallsResult = Calls.LspCallsResult
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspCallsResult = Calls.LspCallsResult
@@ -296,13 +296,13 @@ export type LspCallsResult = Calls.LspCallsResult
  * One diagnostic: where, how serious, what. `related` marks a diagnostic of another file of the workspace
  * that the server reported while checking the asked one (an importer broken by a changed export, say).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspDiagnostic: typeof Diagnostics.LspDiagnostic = Diagnostics.LspDiagnostic
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspDiagnostic = Diagnostics.LspDiagnostic
@@ -311,13 +311,13 @@ export type LspDiagnostic = Diagnostics.LspDiagnostic
  * The answer to diagnostics: the asked file's first (by position), then related ones. Empty means clean
  * only when `incomplete` is absent.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspDiagnosticsResult: typeof Diagnostics.LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
@@ -327,13 +327,13 @@ export type LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
  * holds on disk (absent when the host could not read the file); `outsideWorkspace` (true) flags an edit of a
  * file outside the workspace — listed, never hidden.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const LspTextEdit: typeof Edits.LspTextEdit = Edits.LspTextEdit
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type LspTextEdit = Edits.LspTextEdit
@@ -343,13 +343,13 @@ export type LspTextEdit = Edits.LspTextEdit
  * `delete` of `uri`, or `rename` of `uri` to `newUri`; `outsideWorkspace` (true) when either URI lies outside
  * the workspace.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const LspResourceOperation: typeof Edits.LspResourceOperation = Edits.LspResourceOperation
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type LspResourceOperation = Edits.LspResourceOperation
@@ -359,13 +359,13 @@ export type LspResourceOperation = Edits.LspResourceOperation
  * position, and its file operations in the server's order. Nothing of it has been applied: lsp-seam never
  * writes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const LspEditsResult: typeof Edits.LspEditsResult = Edits.LspEditsResult
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type LspEditsResult = Edits.LspEditsResult
@@ -418,9 +418,9 @@ export const markIncomplete: <A extends LspQueryResult>(result: A, reason?: Inco
 
 /**
  * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
- * only says `incomplete: true` (as providers before 0.2.0 did); empty for a complete answer.
+ * only says `incomplete: true` (as older providers do); empty for a complete answer.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const incompleteReasonsOf: (result: LspQueryResult) => ReadonlyArray<IncompleteReason> =
@@ -429,7 +429,7 @@ export const incompleteReasonsOf: (result: LspQueryResult) => ReadonlyArray<Inco
 /**
  * Records what a request with `symbol` was resolved to.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const withResolved: <A extends LspQueryResult>(result: A, resolved: Resolved) => A = Annotations.withResolved
@@ -437,7 +437,7 @@ export const withResolved: <A extends LspQueryResult>(result: A, resolved: Resol
 /**
  * Records that an empty answer was asked at a position off any identifier (see `OffIdentifier`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const withOffIdentifier: <A extends LspQueryResult>(result: A, offIdentifier: OffIdentifier) => A =
@@ -446,13 +446,13 @@ export const withOffIdentifier: <A extends LspQueryResult>(result: A, offIdentif
 /**
  * True for an answer with nothing in it: no locations, or a hover that is null or blank.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const isEmpty: (result: LspQueryResult) => boolean = LspResultRead.isEmpty
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const diagnostics: (
@@ -461,14 +461,14 @@ export const diagnostics: (
 ) => LspDiagnosticsResult = Diagnostics.diagnostics
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const symbols: (symbols: ReadonlyArray<LspSymbol>, resolvedWorkspaceUri: string) => LspSymbolsResult =
   Symbols.symbols
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const calls: (
@@ -481,7 +481,7 @@ export const calls: (
 /**
  * A rename preview's answer: the edits are sorted by file and position.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const edits: (
@@ -493,7 +493,7 @@ export const edits: (
 /**
  * The result kind each operation answers with.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const kindOf = (operation: LspOperation): LspQueryResult["kind"] => {

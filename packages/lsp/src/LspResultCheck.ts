@@ -8,7 +8,7 @@
  * tests hold the two to the same results. The plain check itself is `LspResultRead.plainLocations`, which a
  * client can use without loading the schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
@@ -23,7 +23,7 @@ const bySchema = LspDecode.validateEither(LspQueryResult)
  * returns it (new objects with the schema's members only), or the schema's error. Plain locations results are
  * checked without the schema, ~25× faster.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category validation
  */
 export const validate = (value: unknown): Either.Either<LspQueryResult, ParseResult.ParseError> => {

@@ -5,7 +5,7 @@
  * client which must start in Node's start time (the command's remote query, see docs/decisions.md) can render
  * an answer without loading `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type {
   LspHover,
@@ -19,7 +19,7 @@ import type {
 /**
  * A reason why an answer may be incomplete (the type of `LspResult.IncompleteReason`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface IncompleteReason {
@@ -30,7 +30,7 @@ export interface IncompleteReason {
 /**
  * The standard message of a `readiness` reason.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const readinessMessage =
@@ -40,7 +40,7 @@ export const readinessMessage =
 /**
  * The `readiness` reason with its standard message.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const readiness: IncompleteReason = { reason: "readiness", message: readinessMessage }
@@ -49,7 +49,7 @@ export const readiness: IncompleteReason = { reason: "readiness", message: readi
  * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
  * only says `incomplete: true`; empty for a complete answer.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category utils
  */
 export const incompleteReasonsOf = (
@@ -68,7 +68,7 @@ export const incompleteReasonsOf = (
  * True for an answer with nothing in it: no locations, symbols, calls, diagnostics or edits, or a hover that is
  * null or blank.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category utils
  */
 export const isEmpty = (result: LspQueryResult): boolean => {
@@ -91,7 +91,7 @@ export const isEmpty = (result: LspQueryResult): boolean => {
 /**
  * How many identifiers a message lists before it says how many more there are.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const listLimit = 30
@@ -99,7 +99,7 @@ export const listLimit = 30
 /**
  * `add (column 17), x (column 21)` — one-based columns, at most `limit` entries, then `… and N more`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category utils
  */
 export const formatIdentifiers = (identifiers: ReadonlyArray<LspIdentifier>, limit: number = listLimit): string => {
@@ -111,7 +111,7 @@ export const formatIdentifiers = (identifiers: ReadonlyArray<LspIdentifier>, lim
 /**
  * `identifiers on line 3: add (column 17), x (column 21)`, or `line 3 has no identifiers` (one-based).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category utils
  */
 export const describeLine = (line: number, identifiers: ReadonlyArray<LspIdentifier>): string =>
@@ -128,7 +128,7 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 const isPosition = (value: unknown): value is { line: number; character: number } =>
   isPlain(value) && isCount(value.line) && isCount(value.character)
 
-// A location with a body (since 0.3.0) is the schema's to check and copy.
+// A location with a body is the schema's to check and copy.
 const isLocation = (value: unknown): value is LspLocation =>
   isPlain(value) && typeof value.uri === "string" && isRange(value.range) && !("body" in value)
 
@@ -148,7 +148,7 @@ const copyLocation = ({ range, uri }: LspLocation): LspLocation => ({ uri, range
  * `Schema.validateEither(LspResult.LspQueryResult)` gives for it; `undefined` when the schema has to look
  * (`LspResultCheck.validate` then asks it; its property tests hold the two to the same results).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category validation
  */
 export const plainLocations = (value: unknown): LspLocationsResult | undefined => {
@@ -178,7 +178,7 @@ const plainHoverValue = (value: unknown): LspHover | undefined => {
  * schema copies it; `undefined` when the schema has to look. Like `plainLocations`, the very value
  * `Schema.validateEither(LspResult.LspQueryResult)` gives for it (held to it by property tests).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category validation
  */
 export const plainHover = (value: unknown): LspHoverResult | undefined => {

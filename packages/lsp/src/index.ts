@@ -4,7 +4,7 @@
 export * as LspDeadline from "./LspDeadline.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as LspDecode from "./LspDecode.js"
 
@@ -14,7 +14,7 @@ export * as LspDecode from "./LspDecode.js"
 export * as LspError from "./LspError.js"
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export * as LspErrorRead from "./LspErrorRead.js"
 
@@ -24,7 +24,7 @@ export * as LspErrorRead from "./LspErrorRead.js"
 export * as LspExtension from "./LspExtension.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as LspIdentifiers from "./LspIdentifiers.js"
 
@@ -44,12 +44,12 @@ export * as LspQuery from "./LspQuery.js"
 export * as LspResult from "./LspResult.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as LspResultCheck from "./LspResultCheck.js"
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export * as LspResultRead from "./LspResultRead.js"
 

@@ -62,7 +62,7 @@ const parametersFor = (operations: LspToolInput.Operations) => {
  * operations to `layer` (`{ operations }`), whose handler refuses the others. Failures are `LspError`s in
  * `"return"` mode; annotated read-only, non-destructive, idempotent and closed-world, as `LspTool`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category tools
  */
 export const makeTool = (operations: LspToolInput.Operations) =>
@@ -102,7 +102,7 @@ export const LspToolkit = Toolkit.make(LspTool)
  * A toolkit with the one `lsp` tool offering `operations`; `layer({ operations })` handles it (handlers are
  * found by tool name, so the Layer serves `LspToolkit` and this one alike).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category tools
  */
 export const makeToolkit = (operations: LspToolInput.Operations): typeof LspToolkit =>

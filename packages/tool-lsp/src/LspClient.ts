@@ -72,7 +72,7 @@ const disposed = () => LspError.disposed("The lsp client has been closed.")
  * Makes a client. Throws `LSP_INVALID_CONFIG` at once when `options.tool` is invalid; the Layer is built on
  * the first query, and a Layer failure rejects that query.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (

@@ -29,7 +29,7 @@ import type * as LspToolInput from "./LspToolInput.js"
 /**
  * The MCP tool definition for a tool offering `operations`, derived from `LspAiTool.makeTool(operations)`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category tools
  */
 export const toolFor = (operations: LspToolInput.Operations): McpSchema.Tool => {
@@ -84,7 +84,7 @@ export const textResult = (text: string): McpSchema.CallToolResult =>
  * Adds the `lsp` tool offering `config.operations` (default: all) to the `McpServer` in context. The `LspService` and `LspSession` are captured now;
  * a cancelled MCP request interrupts the query down to the provider.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const addTool = (

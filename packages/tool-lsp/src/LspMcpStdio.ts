@@ -18,7 +18,7 @@
  * As with `McpServer.layerStdio`, the session ends when stdin does, and the default loggers (which write to
  * stdout) are removed.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type * as McpSchema from "@effect/ai/McpSchema"
 import * as McpServer from "@effect/ai/McpServer"
@@ -39,7 +39,7 @@ import { checkLine } from "./internal/mcpLines.js"
 /**
  * The options of `McpServer.layerStdio`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface StdioOptions<EIn, RIn, EOut, ROut> {
@@ -131,7 +131,7 @@ const makeProtocol = <EIn, RIn, EOut, ROut>(options: StdioOptions<EIn, RIn, EOut
  * `McpServer.layerStdio(options)`, with every line the client writes checked first (see the module's
  * description).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = <EIn, RIn, EOut, ROut>(

@@ -27,8 +27,8 @@ const show = (value: unknown): string =>
  * `{ card: "generic", kind: "search", title: "LSP <operation> <file_path>:<line>:<character>",
  * locations: [{ path: file_path, line }] }`; a call that names a `symbol` instead of giving a `character` is
  * titled `LSP <operation> <file_path>:<line> <symbol>`, a documentSymbol call `LSP documentSymbol <file_path>`
- * a workspaceSymbol call `LSP workspaceSymbol "<query>"` and a diagnostics call `LSP diagnostics <file_path>` (since
- * 0.2.0; none has a location); a renamePreview call ends its title with ` → <new_name>` (since 0.3.0). Arguments
+ * a workspaceSymbol call `LSP workspaceSymbol "<query>"` and a diagnostics call `LSP diagnostics <file_path>` (none
+ * has a location); a renamePreview call ends its title with ` → <new_name>`. Arguments
  * that are missing or not primitives show as `?`; the location is left out unless `file_path` is a non-blank
  * string and `line` a positive integer.
  *

@@ -23,7 +23,7 @@ export const maxTimeoutMs = 2_147_483_647
 /**
  * Every operation, in the canonical order: the default of `operations`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const allOperations = LspToolInput.allOperations
@@ -39,11 +39,11 @@ const Operations = Schema.NonEmptyArray(LspToolInput.ToolOperation).pipe(
  * - `maxResultChars` (default 16 000): length cap of the whole rendered text, truncation notice included.
  * - `timeoutMs` (default 60 000, integer 1..2 147 483 647): budget of one query, covering queueing, opening,
  *   the request and closing; enforced by interruption.
- * - `maxBodyLines` (since 0.3.0; default 150): lines of code shown per body (`include_body`); a longer body is
+ * - `maxBodyLines` (default 150): lines of code shown per body (`include_body`); a longer body is
  *   cut, and says how many lines were left out and where the rest is (`path:line`).
- * - `maxBodyBytes` (since 0.3.0; default 12 000): UTF-8 bytes of code shown per answer, all bodies together;
+ * - `maxBodyBytes` (default 12 000): UTF-8 bytes of code shown per answer, all bodies together;
  *   past it a body is cut, and later bodies are named by where they are instead.
- * - `operations` (since 0.2.0; default: all of `LspToolInput.ToolOperation`): the operations the tool offers, a
+ * - `operations` (default: all of `LspToolInput.ToolOperation`): the operations the tool offers, a
  *   non-empty list without repeats. The tool's JSON Schema, description and prompt text are built from it
  *   (in the canonical order, whatever the order given); an operation not offered is `LSP_INVALID_ARGUMENTS`.
  *

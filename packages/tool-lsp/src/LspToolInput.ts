@@ -32,13 +32,13 @@ export const name = "lsp"
  * operation the tool has no arguments, validation and rendering for is not among them, so no configuration can
  * offer it by accident.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const ToolOperation = Operations_.ToolOperation
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type ToolOperation = typeof ToolOperation.Type
@@ -46,7 +46,7 @@ export type ToolOperation = typeof ToolOperation.Type
 /**
  * Every operation the tool can offer, in the canonical order: the default of `LspToolConfig.operations`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const allOperations: readonly [ToolOperation, ...Array<ToolOperation>] = Operations_.allOperations
@@ -54,7 +54,7 @@ export const allOperations: readonly [ToolOperation, ...Array<ToolOperation>] = 
 /**
  * A non-empty list of operations a tool offers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Operations = ReadonlyArray<ToolOperation>
@@ -63,7 +63,7 @@ export type Operations = ReadonlyArray<ToolOperation>
  * The offered operations in the canonical order (`ToolOperation`'s), each once, whatever the order
  * given.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const canonical: (operations: Operations) => ReadonlyArray<ToolOperation> = Operations_.canonical
@@ -72,7 +72,7 @@ export const canonical: (operations: Operations) => ReadonlyArray<ToolOperation>
  * The tool description the model sees for the offered operations. With exactly the reference's four it is the
  * description of 0.1.0, verbatim.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const descriptionFor: (operations: Operations) => string = Prose.descriptionFor
@@ -88,7 +88,7 @@ export const description = descriptionFor(allOperations)
 /**
  * The `operation` argument for the offered operations: their literals, each explained.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const operationFor: (operations: Operations) => Schema.Literal<[ToolOperation, ...Array<ToolOperation>]> =
@@ -121,7 +121,7 @@ export const Line = InputSchema.Line
 export const Character = InputSchema.Character
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const SymbolName = InputSchema.SymbolName
@@ -129,7 +129,7 @@ export const SymbolName = InputSchema.SymbolName
 /**
  * The workspaceSymbol search text: not blank.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const Query = InputSchema.Query
@@ -137,7 +137,7 @@ export const Query = InputSchema.Query
 /**
  * The diagnostics threshold: this severity or worse.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const Severity = InputSchema.Severity
@@ -145,13 +145,13 @@ export const Severity = InputSchema.Severity
 /**
  * Validated input of diagnostics.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const DiagnosticsInput = InputSchema.DiagnosticsInput
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type DiagnosticsInput = typeof DiagnosticsInput.Type
@@ -159,13 +159,13 @@ export type DiagnosticsInput = typeof DiagnosticsInput.Type
 /**
  * Validated input of a position operation. `character` may be left out when `symbol` is given.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const PositionInput = InputSchema.PositionInput
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type PositionInput = typeof PositionInput.Type
@@ -173,13 +173,13 @@ export type PositionInput = typeof PositionInput.Type
 /**
  * Validated input of documentSymbol.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const DocumentInput = InputSchema.DocumentInput
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type DocumentInput = typeof DocumentInput.Type
@@ -187,13 +187,13 @@ export type DocumentInput = typeof DocumentInput.Type
 /**
  * Validated input of workspaceSymbol.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const WorkspaceSymbolInput = InputSchema.WorkspaceSymbolInput
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type WorkspaceSymbolInput = typeof WorkspaceSymbolInput.Type
@@ -218,7 +218,7 @@ export type LspToolInput = typeof LspToolInput.Type
  * required when every offered operation needs it (`file_path` unless workspaceSymbol is offered, `line` when
  * only position operations are).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const parametersFor: (operations: Operations) => Schema.Schema<unknown, unknown> = InputSchema.parametersFor
@@ -228,7 +228,7 @@ export const parametersFor: (operations: Operations) => Schema.Schema<unknown, u
  * parameter schemas (no `$schema`, top-level inlined). With exactly the reference's four it is the schema of
  * 0.1.0, verbatim.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const jsonSchemaFor: (operations: Operations) => JSONSchema.JsonSchema7 = InputSchema.jsonSchemaFor

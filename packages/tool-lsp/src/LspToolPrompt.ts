@@ -36,7 +36,7 @@ const callsSentence = (incoming: boolean, outgoing: boolean): ReadonlyArray<stri
  * sentence per capability beyond the reference's four. With exactly those four it is the text of 0.1.0,
  * verbatim.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const textFor = (operations: LspToolInput.Operations): string => {
@@ -71,7 +71,7 @@ export const text = textFor(LspToolInput.allOperations)
 /**
  * The section for the offered operations: name `lsp`, order 112.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const sectionFor = (operations: LspToolInput.Operations): LspPromptSection => ({

@@ -37,7 +37,7 @@ export type RenderOptions = Render.RenderOptions
  * What the model asked, as far as rendering needs it: the path as the model gave it and whether it gave a
  * column and a symbol. Any validated `LspToolInput` is one.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type RenderRequest = Render.RenderRequest

@@ -14,7 +14,7 @@ export * as LspClient from "./LspClient.js"
 export * as LspMcp from "./LspMcp.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as LspMcpStdio from "./LspMcpStdio.js"
 

@@ -43,9 +43,9 @@ export const noHoverInformation = "No hover information."
 export interface RenderOptions {
   readonly maxLocations: number
   readonly maxResultChars: number
-  /** Lines of code per body (since 0.3.0; default 150). */
+  /** Lines of code per body (default 150). */
   readonly maxBodyLines?: number | undefined
-  /** UTF-8 bytes of code per answer, all bodies together (since 0.3.0; default 12 000). */
+  /** UTF-8 bytes of code per answer, all bodies together (default 12 000). */
   readonly maxBodyBytes?: number | undefined
 }
 
@@ -53,7 +53,7 @@ export interface RenderOptions {
  * What the model asked, as far as rendering needs it: the path as the model gave it and whether it gave a
  * column and a symbol. Any validated `LspToolInput` is one.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface RenderRequest {
@@ -61,7 +61,7 @@ export interface RenderRequest {
   readonly line?: number | undefined
   readonly character?: number | undefined
   readonly symbol?: string | undefined
-  /** Whether the model asked for code (since 0.3.0): a location without a body then says why. */
+  /** Whether the model asked for code: a location without a body then says why. */
   readonly include_body?: boolean | undefined
 }
 
@@ -78,7 +78,7 @@ export const renderUri = (uri: string, resolvedWorkspaceUri: string): string =>
   UriPath.render(uri, resolvedWorkspaceUri)
 
 /**
- * The final line after `maxLocations` lines, when entries were left out; `noun` (since 0.2.0) names them:
+ * The final line after `maxLocations` lines, when entries were left out; `noun` names them:
  * `location` (the default), `symbol` or `call`.
  *
  * @since 0.1.0
@@ -132,7 +132,7 @@ const leftOutFiles = 20
  * The line after the omission line that says where the left-out entries are, so the model can narrow its
  * question: `Not shown, by file: src/a.ts (12), src/b.ts (3).` (files in the answer's order).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const leftOutLine = (paths: ReadonlyArray<string>): string => {
@@ -168,7 +168,7 @@ const capped = (entries: ReadonlyArray<Entry>, max: number, noun: string): strin
  * One symbol's line: `path:line:character  Kind  container.name` at the start of its name (one-based),
  * indented two spaces per nesting level (`depth`), and `  [provider]` when `labelled`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const symbolLine = (symbol: LspResult.LspSymbol, path: string, labelled = false): string => {
@@ -187,7 +187,7 @@ export const symbolLine = (symbol: LspResult.LspSymbol, path: string, labelled =
  * children); at most `maxLocations` of them, then the omission line; `No results.` when empty. Each line is
  * labelled with its provider when the symbols come from more than one (a merged workspaceSymbol search).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const renderSymbols = (
@@ -231,7 +231,7 @@ const itemLabel = (item: LspResult.LspCallItem, resolvedWorkspaceUri: string): s
  * The line that opens a calls answer: `Calls to add (Function) at m.ts:1:17:` (incoming) or
  * `Calls from main (Function) at m.ts:9:10:` (outgoing), naming every item the position prepared.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const callsHeader = (result: LspResult.LspCallsResult): string =>
@@ -246,7 +246,7 @@ export const callsHeader = (result: LspResult.LspCallsResult): string =>
  * ones), in position order. Callers are grouped by file in order of first appearance, by position within a
  * file; at most `maxLocations` of them, then the omission line; `No results.` when there are no calls.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const renderCalls = (result: LspResult.LspCallsResult, maxLocations: number): string => {
@@ -305,7 +305,7 @@ export const renderHover = (result: LspResult.LspHoverResult): string =>
  * a comment. With `request`, the path is the `file_path` the model gave; without it, the position is given
  * as a line and column.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const resolvedLine = (resolved: LspResult.Resolved, request?: RenderRequest): string => {
@@ -345,7 +345,7 @@ const resolution = (result: LspResult.LspQueryResult, request?: RenderRequest): 
  * One line per reason an answer may be incomplete: `Incomplete (<reason>): <message>` (a message's line
  * breaks become spaces, so each reason stays one line).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const incompleteLine = (reason: LspResult.IncompleteReason): string =>
@@ -356,7 +356,7 @@ export const incompleteLine = (reason: LspResult.IncompleteReason): string =>
  * `Line 3, column 5 is not on an identifier; identifiers on line 3: add (column 17), x (column 21).`
  * (one-based, at most `LspResultRead.listLimit` identifiers).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const offIdentifierSentence = (off: LspResult.OffIdentifier): string =>
@@ -371,7 +371,7 @@ export const offIdentifierSentence = (off: LspResult.OffIdentifier): string =>
  * the answer is known to be for the current text; an incomplete empty answer says so instead (its reason
  * line comes first), never that the file is clean.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLocations: number): string => {

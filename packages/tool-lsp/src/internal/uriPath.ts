@@ -222,7 +222,7 @@ export const render = (uri: string, workspaceUri: string): string => place(uri, 
  * `render`, and whether the result is inside the workspace (shown relative to it). Verbatim URIs and paths
  * outside the workspace, or in another world, are not inside.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category rendering
  */
 export const place = (uri: string, workspaceUri: string): { readonly text: string; readonly inside: boolean } => {

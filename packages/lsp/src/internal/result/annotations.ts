@@ -56,7 +56,7 @@ export const OffIdentifier = Schema.Struct({
 
 export type OffIdentifier = typeof OffIdentifier.Type
 
-/** The fields every result struct spreads in (since 0.2.0 except `incomplete`). */
+/** The fields every result struct spreads in. */
 export const fields = {
   incomplete: Schema.optional(Incomplete),
   incompleteReasons: Schema.optional(Schema.Array(IncompleteReason)),

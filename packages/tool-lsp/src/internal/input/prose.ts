@@ -6,7 +6,7 @@
 import { LspIdentifiers, LspQuery } from "@lsp-seam/lsp"
 import { canonical, isPositionOperation, offersBody, type Operations, type ToolOperation } from "./operations.js"
 
-/** How each operation is named in the tool description (the reference's four exactly as before 0.2.0). */
+/** How each operation is named in the tool description (the reference's four exactly as the reference design names them). */
 const descriptionTerm: Readonly<Record<ToolOperation, string>> = {
   goToDefinition: "goToDefinition",
   findReferences: "findReferences (always includes the declaration)",
