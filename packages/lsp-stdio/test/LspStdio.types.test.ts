@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { LspService } from "@lsp-seam/lsp"
 import { Effect, Layer } from "effect"
 import * as LspStdio from "../src/LspStdio.js"
+import type * as StdioConfig from "../src/StdioConfig.js"
 
 describe("LspStdio's typed configuration", () => {
   it("rejects wrong shapes at compile time", () => {
@@ -29,6 +30,11 @@ describe("LspStdio's typed configuration", () => {
       () => LspStdio.diagnose({ servers: { ts: { args: [] } } }, "/")
     ]
     assert.strictEqual(wrong.length, 5)
+  })
+
+  it("takes a decoded configuration too (what StdioConfig.decodeJson gives for a file)", () => {
+    const fromFile = (decoded: StdioConfig.StdioConfig) => LspStdio.layer(decoded)
+    assert.isFunction(fromFile)
   })
 
   it.scoped("still refuses a wrong value the type cannot see, with LSP_INVALID_CONFIG", () =>
