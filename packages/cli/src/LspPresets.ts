@@ -94,7 +94,7 @@ export const typescript: Preset = {
     looseFiles: { maxFiles: 100, maxBytes: 2_000_000 },
     // tsserver finds each file's tsconfig itself, but searches only the projects it has loaded, and answers
     // implementations and callers from the queried file's project alone: the host loads and asks the others.
-    projects: { maxProjects: 20, askEach: ["goToImplementation", "incomingCalls"] },
+    projects: { maxProjects: 20, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] },
     // It publishes a file's diagnostics in phases (syntax, then semantic, then suggestions; merged when they
     // come within 50 ms) without versions, and tsserver restarts the checks when its project updates in the
     // background. The phases are ~25 ms apart on an idle machine, but CI once saw the empty syntax set stand

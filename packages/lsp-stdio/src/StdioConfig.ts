@@ -104,8 +104,9 @@ export type LooseFiles = Settings.LooseFiles
  * For a server that hosts every project of a workspace itself, finding each file's project from the marker
  * files in `projectMarkers` (tsserver and its tsconfig.json files): before a cross-file question, one file of
  * each project (up to `maxProjects`) is opened so that the server loads it; the operations in `askEach`, which
- * the server answers from one project only, are asked again from each other project that references the
- * symbol, and the answers merged. What a bound left out is named in the answer (projects-not-searched).
+ * the server answers from one project only, are asked again from the other projects (implementations and callers
+ * from those that reference the symbol, a workspace search from every loaded one), and the answers merged. What a
+ * bound left out is named in the answer (projects-not-searched).
  *
  * @since 0.1.0
  * @category models
@@ -219,10 +220,11 @@ export const ServerConfig = Schema.Struct({
   projects: field(
     Schema.NullOr(Projects),
     "For a server that hosts every project of the workspace itself (tsserver): before findReferences, " +
-      "goToImplementation, incomingCalls or workspaceSymbol, one file of each project (a directory with one of " +
-      "projectMarkers; at most maxProjects) is opened so the server loads it, and the operations in askEach, " +
-      "which the server answers from one project only, are asked again from each other project that references " +
-      "the symbol and merged. Projects beyond the bound are named in the answer (projects-not-searched). Needs " +
+      "goToImplementation, incomingCalls or workspaceSymbol, one file of each project (a config found by " +
+      "projectMarkers, or one it references; at most maxProjects) is opened so the server loads it, and the " +
+      "operations in askEach, which the server answers from one project only, are asked again from the other " +
+      "projects (implementations and callers from those that reference the symbol, a workspace search from every " +
+      "loaded one) and merged. Projects beyond the bound are named in the answer (projects-not-searched). Needs " +
       "documentSync \"retained\". null: off (servers rooted per project use rootMarkers instead).",
     null
   ),

@@ -123,8 +123,22 @@ describe("several TypeScript projects in one workspace", () => {
         const calls = yield* at(root, "incomingCalls", 4, 16)
         assert.deepStrictEqual(callers(root, calls), apps.map((app) => `run packages/${app}/src/main.ts:8 from 9:9`))
         assert.isUndefined(calls.incomplete)
+
+        // A workspace search with no file named: every project's class, none flagged.
+        const search = yield* LspService.query({ operation: "workspaceSymbol", query: "Person", workspaceRoot: root })
+        const classes = search.kind === "symbols"
+          ? search.symbols.filter((symbol) => symbol.name === "Person").map((symbol) =>
+            NodePath.relative(root, new URL(symbol.uri).pathname)
+          ).sort()
+          : []
+        assert.deepStrictEqual(classes, apps.map((app) => `packages/${app}/src/main.ts`))
+        assert.isUndefined(search.incomplete, JSON.stringify(search.incompleteReasons))
         NodeFs.rmSync(root, { recursive: true, force: true })
-      }).pipe(Effect.provide(hostLayer({ maxProjects: 20, askEach: ["goToImplementation", "incomingCalls"] }))),
+      }).pipe(
+        Effect.provide(
+          hostLayer({ maxProjects: 20, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] })
+        )
+      ),
     120_000
   )
 
@@ -140,7 +154,9 @@ describe("several TypeScript projects in one workspace", () => {
       assert.isTrue(found.every((place) => allReferences.includes(place)))
       assert.includeMembers(found, ["packages/app1/src/main.ts:9:9"])
       NodeFs.rmSync(root, { recursive: true, force: true })
-    }).pipe(Effect.provide(hostLayer({ maxProjects: 2, askEach: ["goToImplementation", "incomingCalls"] }))), 120_000)
+    }).pipe(
+      Effect.provide(hostLayer({ maxProjects: 2, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] }))
+    ), 120_000)
 
   it.live(
     "without `projects`, tsserver alone misses the other projects (what the setting is for)",
@@ -203,5 +219,9 @@ describe("this repository, from its root", () => {
       assert.isAbove(calls.length, 10)
       assert.deepStrictEqual(calls.filter((call) => !found.has(call)), [])
       assert.isUndefined(references.incomplete, JSON.stringify(references.incompleteReasons))
-    }).pipe(Effect.provide(hostLayer({ maxProjects: 20, askEach: ["goToImplementation", "incomingCalls"] }))), 240_000)
+    }).pipe(
+      Effect.provide(
+        hostLayer({ maxProjects: 20, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] })
+      )
+    ), 240_000)
 })

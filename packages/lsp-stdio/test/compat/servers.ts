@@ -53,7 +53,10 @@ const typescriptServer = {
     preferences: { includePackageJsonAutoImports: "off" }
   },
   projectMarkers: ["tsconfig.json", "jsconfig.json"],
-  projects: { maxProjects: 20, askEach: ["goToImplementation" as const, "incomingCalls" as const] }
+  projects: {
+    maxProjects: 20,
+    askEach: ["goToImplementation" as const, "incomingCalls" as const, "workspaceSymbol" as const]
+  }
 }
 
 export const typescript: Suite = {

@@ -108,12 +108,13 @@ export type LooseFiles = typeof LooseFiles.Type
  * For a server that hosts every project of a workspace itself, finding each file's project from the marker
  * files in `projectMarkers` (tsserver and its tsconfig.json files): before a cross-file question, one file of
  * each project (up to `maxProjects`) is opened so that the server loads it; the operations in `askEach`, which
- * the server answers from one project only, are asked again from each other project that references the
- * symbol, and the answers merged. What a bound left out is named in the answer (projects-not-searched).
+ * the server answers from one project only, are asked again from the other projects (implementations and callers
+ * from those that reference the symbol, a workspace search from every loaded one), and the answers merged. What a
+ * bound left out is named in the answer (projects-not-searched).
  */
 export const Projects = Schema.Struct({
   maxProjects: Schema.Int.pipe(Schema.between(1, 1000)).annotations({ description: "an integer from 1 to 1000" }),
-  askEach: Schema.Array(Schema.Literal("goToImplementation", "incomingCalls"))
+  askEach: Schema.Array(Schema.Literal("goToImplementation", "incomingCalls", "workspaceSymbol"))
 }).annotations({
   identifier: "Projects",
   title: "an object like { \"maxProjects\": 20, \"askEach\": [\"goToImplementation\", \"incomingCalls\"] }"

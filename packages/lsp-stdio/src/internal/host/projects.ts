@@ -18,6 +18,7 @@ import type { FileServices } from "../files/fileAccess.js"
 import { uriToPath } from "../files/fileUri.js"
 import { isInsideUri, type Workspace } from "../files/workspace.js"
 import * as ServerInstance from "../servers/serverInstance.js"
+import { methodOf } from "../wire/capabilities.js"
 import { callersOf } from "./projectCallers.js"
 import { relistAfterMs } from "./projectModel.js"
 import * as ProjectSurvey from "./projectSurvey.js"
@@ -26,6 +27,8 @@ import * as ProjectSurvey from "./projectSurvey.js"
 const surveys = new WeakMap<ServerInstance.ServerInstance, {
   readonly at: number
   readonly survey: ProjectSurvey.Survey
+  /** The projects a file was opened for (the queried file's own first, when it has one). */
+  readonly loaded: ReadonlyArray<ProjectSurvey.Project>
   readonly partial: LspResult.IncompleteReason | undefined
 }>()
 
@@ -119,7 +122,12 @@ export const load = (
         )
       }
     }
-    surveys.set(instance, { at: now, survey, partial })
+    surveys.set(instance, {
+      at: now,
+      survey,
+      loaded: [...(own?.file === undefined ? [] : [own]), ...(spec.config.documentSync === "retained" ? kept : [])],
+      partial
+    })
     return partial
   })
 
@@ -219,6 +227,39 @@ const callersFrom = (
   })
 
 /**
+ * A workspace search from every loaded project. typescript-language-server asks tsserver's navto for the file
+ * it used last, and tsserver searches that file's project (and the projects it references) only; so each
+ * project's opened file is used once (a documentSymbol request on it) before the search is asked again, and
+ * the symbols are merged.
+ */
+const symbolsFrom = (
+  asking: Asking,
+  query: Extract<LspQuery.LspProviderQuery, { readonly operation: "workspaceSymbol" }>,
+  result: LspResult.LspSymbolsResult,
+  loaded: ReadonlyArray<ProjectSurvey.Project>
+) =>
+  Effect.gen(function*() {
+    const { instance, services, workspace } = asking
+    const found = [...result.symbols]
+    const key = (symbol: LspResult.LspSymbol) =>
+      `${symbol.uri}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.character}:${symbol.name}`
+    const known = new Set(found.map(key))
+    for (const project of loaded) {
+      const located = yield* asking.open(services.path.join(workspace.path, project.file!))
+      yield* instance.connection.request(methodOf("documentSymbol"), { textDocument: { uri: located.uri } })
+      const answer = yield* Requests.ask(instance, query, located.uri, workspace.uri)
+      if (answer.kind !== "symbols") continue
+      for (const symbol of answer.symbols) {
+        if (!known.has(key(symbol))) {
+          known.add(key(symbol))
+          found.push(symbol)
+        }
+      }
+    }
+    return { ...result, symbols: found }
+  })
+
+/**
  * goToImplementation and incomingCalls (those in the server's `projects.askEach`), completed from the other
  * projects that reference the symbol: the references are asked first; then, per other project, the
  * implementations from its first reference, or the callers of the references in it that are calls.
@@ -232,8 +273,13 @@ export const acrossProjects = (
   Effect.gen(function*() {
     const { instance, services, spec, workspace } = asking
     const config = spec.config.projects
-    const survey = surveys.get(instance)?.survey
+    const surveyed = surveys.get(instance)
+    const survey = surveyed?.survey
     const operation = query.operation
+    if (
+      operation === "workspaceSymbol" && config !== null && config.askEach.includes(operation) &&
+      surveyed !== undefined && surveyed.loaded.length > 1 && result.kind === "symbols"
+    ) return yield* symbolsFrom(asking, query, result, surveyed.loaded)
     if (
       config === null || survey === undefined || survey.projects.length < 2 ||
       spec.config.documentSync !== "retained" || !LspQuery.isPositionRequest(query) ||
