@@ -125,14 +125,15 @@ export const fuzzSection = (part: FuzzPart, options: Options): Section => {
   }
   const bound = r.maxHeaderBytes + r.maxMessageBytes
   const kinds = Object.entries(r.byKind)
-  const judged = options.quick ? null : undefined
+  // A quick run is too short to judge a target: its verdicts are null ("not judged"), whatever it measured.
+  const judged = (pass: boolean): boolean | null => options.quick ? null : pass
   const ended: Target = {
     name: `every one of ${r.streams.toLocaleString("en")} random streams ends`,
     goal: "each push returns or throws LSP_PROTOCOL_ERROR; no hang",
     measured: `${r.failures} other exceptions; slowest stream ${
       r.maxStreamMs.toFixed(1)
     } ms; ${r.notPoisoned} decoders usable after failing`,
-    pass: judged ?? (r.failures === 0 && r.notPoisoned === 0),
+    pass: judged(r.failures === 0 && r.notPoisoned === 0),
     note: `a child silent for ${
       silenceMs / 1000
     } s would have been killed and failed; ${r.validWrong} unmutated valid streams decoded wrongly`
@@ -143,7 +144,7 @@ export const fuzzSection = (part: FuzzPart, options: Options): Section => {
     measured: r.heldMeasured
       ? `peak ${(r.peakHeldBytes / KiB).toFixed(1)} KiB held between pushes`
       : "not measurable (the decoder's private buffers were not found)",
-    pass: judged ?? (r.heldMeasured && r.peakHeldBytes <= bound),
+    pass: judged(r.heldMeasured && r.peakHeldBytes <= bound),
     note: `V8 heap after a full collection ${((r.heap.after - r.heap.before) / MB).toFixed(1)} MB over the start ` +
       `(peak sampled ${(r.heap.peak / MB).toFixed(0)} MB, mostly the generated input)`
   }

@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url"
 import * as LspRemoteClient from "../packages/lsp-remote/src/LspRemoteClient.js"
 import { procTrees } from "../packages/lsp-stdio/src/internal/process/processMemory.js"
 import * as LspStdio from "../packages/lsp-stdio/src/LspStdio.js"
+import type * as StdioConfig from "../packages/lsp-stdio/src/StdioConfig.js"
 import * as StdioStatus from "../packages/lsp-stdio/src/StdioStatus.js"
 import * as Processes from "./support/processes.js"
 import type { Options, Section, Target } from "./support/report.js"
@@ -126,7 +127,7 @@ const measureHostOnce = async (): Promise<HostRun> => {
   }
 }
 
-const hogConfig = (mb: number, maxMemory: string | number) => ({
+const hogConfig = (mb: number, maxMemory: string | number): StdioConfig.StdioConfig.Encoded => ({
   maxMemory,
   servers: {
     hog: {
@@ -140,7 +141,7 @@ const hogConfig = (mb: number, maxMemory: string | number) => ({
 })
 
 // The budget logs each stop at Info; the report says what happened, and stdout carries the report.
-const hostOf = (config: unknown) =>
+const hostOf = (config: StdioConfig.StdioConfig.Encoded) =>
   ManagedRuntime.make(
     LspStdio.layer(config).pipe(
       Layer.provideMerge(LspService.layer),

@@ -86,14 +86,15 @@ export const soakSection = (part: SoakPart, options: Options): Section => {
   const crashLoops = records.filter((record) => record.outcome === "LSP_CRASH_LOOP").length
   const faulty = records.filter((record) => record.fault !== "none").length
   const rate = r.queries / r.soakSeconds
-  const judged = options.quick ? null : undefined
+  // A quick run is too short to judge a target: its verdicts are null ("not judged"), whatever it measured.
+  const judged = (pass: boolean): boolean | null => options.quick ? null : pass
 
   const ended: Target = {
     name: `every one of ${r.queries.toLocaleString("en")} queries ends with an answer or a coded error in its budget`,
     goal: `all; each ≤ budget ${budget} ms + ${slackMs} ms slack`,
     measured: `${records.length.toLocaleString("en")} ended, ${uncoded.length} without a code, ${late.length} late; ` +
       `max ${fixed(maxMs)} ms`,
-    pass: judged ?? (records.length === r.queries && uncoded.length === 0 && late.length === 0),
+    pass: judged(records.length === r.queries && uncoded.length === 0 && late.length === 0),
     note: `${faulty} faults injected (${(100 * faulty / r.queries).toFixed(2)} %); ${crashLoops} LSP_CRASH_LOOP; ` +
       `${rate.toFixed(1)} queries/s; ${r.serverStarts} server starts`
   }
@@ -101,7 +102,7 @@ export const soakSection = (part: SoakPart, options: Options): Section => {
     name: "no server process left afterwards",
     goal: "0 processes",
     measured: `${r.processesLeft.length} of ${r.serverStarts} server process groups (and the run's descendants)`,
-    pass: judged ?? r.processesLeft.length === 0
+    pass: judged(r.processesLeft.length === 0)
   }
   const fds: Target = {
     name: "file descriptors back to the baseline",
@@ -109,14 +110,14 @@ export const soakSection = (part: SoakPart, options: Options): Section => {
     measured: `${r.fds.before} before, ${r.fds.after} after (${r.fds.after - r.fds.before >= 0 ? "+" : ""}${
       r.fds.after - r.fds.before
     })`,
-    pass: judged ?? r.fds.after - r.fds.before <= fdAllowance,
+    pass: judged(r.fds.after - r.fds.before <= fdAllowance),
     note: "/proc/self/fd of the soak process, after a first short lifecycle opened Node's lazy descriptors"
   }
   const fibers: Target = {
     name: "no fiber left",
     goal: "0 fibers",
     measured: `${r.fibersLeft} live supervised fibers after the stack closed`,
-    pass: judged ?? (r.fibersLeft === 0 && r.firstLifecycle.fibersLeft === 0),
+    pass: judged(r.fibersLeft === 0 && r.firstLifecycle.fibersLeft === 0),
     note: `Supervisor.track over the whole stack and every query; up to ${
       Math.max(...r.trace.map((t) => t.fibers))
     } live while it ran`
@@ -126,7 +127,7 @@ export const soakSection = (part: SoakPart, options: Options): Section => {
     name: `RSS growth over ${r.queries.toLocaleString("en")} faulty queries`,
     goal: `< ${rssLimitMB} MB`,
     measured: `${mb(growth)} MB (host still up; ${mb(r.rss.closed - r.rss.before)} MB once closed)`,
-    pass: judged ?? growth < rssLimitMB * MB,
+    pass: judged(growth < rssLimitMB * MB),
     note: `after ${r.warmup} warm-up queries and full collections; RSS moved ${
       mb(Math.max(...r.trace.map((t) => t.rss)) - Math.min(...r.trace.map((t) => t.rss)))
     } MB within the run`

@@ -9,6 +9,7 @@ import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import type * as StdioConfig from "../../packages/lsp-stdio/src/StdioConfig.js"
 import type { Query, ServerSpec } from "./rawClient.js"
 
 const fixtures = fileURLToPath(new URL("../../packages/lsp-stdio/test/fixtures/", import.meta.url))
@@ -53,7 +54,7 @@ export const clangdServer: ServerSpec = {
 }
 
 /** The preset's readiness rule: clangd starts its background index only after the first didOpen. */
-export const clangdHostOptions: Readonly<Record<string, unknown>> = { readiness: { quietMs: 500 } }
+export const clangdHostOptions: Partial<StdioConfig.ServerConfig.Encoded> = { readiness: { quietMs: 500 } }
 
 export const clangdInstalled = (): boolean => Fs.existsSync(clangdServer.command)
 
@@ -63,7 +64,10 @@ export const clangdInstalled = (): boolean => Fs.existsSync(clangdServer.command
  * contenders of a comparison exchange the same messages; `options` are further fields of the server's
  * configuration (e.g. `documentSync: "retained"`, the host's default, for the retained benchmark).
  */
-export const hostConfig = (spec: ServerSpec, options: Readonly<Record<string, unknown>> = {}) => ({
+export const hostConfig = (
+  spec: ServerSpec,
+  options: Partial<StdioConfig.ServerConfig.Encoded> = {}
+): StdioConfig.StdioConfig.Encoded => ({
   servers: {
     [spec.name]: {
       command: spec.command,
