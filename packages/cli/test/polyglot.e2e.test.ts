@@ -2,7 +2,8 @@
  * A polyglot repository queried from its root, the way an agent runs lsp-seam, through every face: the
  * one-shot command, a shared `serve` host (`query --remote`) and the MCP server. It holds two TypeScript projects
  * that import each other (no solution tsconfig), a nested Python project whose pyproject.toml says where its
- * imports resolve, a package.json, a YAML and an HTML file, and a source file that is not valid UTF-8. Each
+ * imports resolve, a nested Go module and C project (gopls and clangd, which CI installs), a package.json, a
+ * YAML and an HTML file, and a source file that is not valid UTF-8. Each
  * answer must be the right one — known by construction, as a raw server rooted at each project with every
  * project loaded gives it — or say that it is incomplete and hold a subset of it.
  */
@@ -42,8 +43,26 @@ const files: Record<string, string | Uint8Array> = {
   "ts/b/src/legacy.ts": Uint8Array.from([...Buffer.from("export const name = \"caf"), 0xe9, ...Buffer.from("\"\n")]),
   "py/pyproject.toml": "[tool.pyright]\nextraPaths = [\"lib\"]\n",
   "py/lib/helpers.py": "def parse_config(text: str) -> dict:\n    return {\"text\": text}\n",
-  "py/app/main.py": "from helpers import parse_config\n\nvalue = parse_config(\"x = 1\")\n"
+  "py/app/main.py": "from helpers import parse_config\n\nvalue = parse_config(\"x = 1\")\n",
+  // A Go module and a C project in subdirectories: gopls and clangd must be rooted there (go.mod,
+  // compile_commands.json, written with the repository's absolute path below).
+  "go/go.mod": "module example.com/poly\n\ngo 1.19\n",
+  "go/util/util.go": "package util\n\n// Double returns twice n.\nfunc Double(n int) int {\n\treturn 2 * n\n}\n",
+  "go/main.go": "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/poly/util\"\n)\n\n" +
+    "func main() {\n\tfmt.Println(util.Double(21))\n}\n",
+  "c/include/shape.h": "#ifndef SHAPE_H\n#define SHAPE_H\n\nstruct shape {\n  double width;\n  double height;\n};\n\n" +
+    "double area(const struct shape *s);\n\n#endif\n",
+  "c/src/shape.c": "#include \"shape.h\"\n\ndouble area(const struct shape *s) { return s->width * s->height; }\n",
+  "c/src/main.c": "#include \"shape.h\"\n\nint main(void) {\n  struct shape s = {2, 3};\n  return (int)area(&s);\n}\n"
 }
+
+/** clangd 14 indexes only with absolute directories in the compilation database. */
+const compileCommands = (root: string) =>
+  JSON.stringify(["main.c", "shape.c"].map((file) => ({
+    directory: NodePath.join(root, "c"),
+    file: `src/${file}`,
+    arguments: ["cc", "-Iinclude", "-c", `src/${file}`]
+  })))
 
 /** One question and its right answer: the `path:line:character` places the text must list (one-based). */
 interface Question {
@@ -96,6 +115,24 @@ const questions: ReadonlyArray<Question> = [
     args: ["findReferences", "py/lib/helpers.py:1:5"],
     tool: { operation: "findReferences", file_path: "py/lib/helpers.py", line: 1, character: 5 },
     places: ["py/lib/helpers.py:1:5", "py/app/main.py:1:21", "py/app/main.py:3:9"]
+  },
+  {
+    name: "goToDefinition in the nested Go module, into another package",
+    args: ["goToDefinition", "go/main.go:10:19"],
+    tool: { operation: "goToDefinition", file_path: "go/main.go", line: 10, character: 19 },
+    places: ["go/util/util.go:4:6"]
+  },
+  {
+    name: "findReferences in the nested Go module",
+    args: ["findReferences", "go/util/util.go:4:6"],
+    tool: { operation: "findReferences", file_path: "go/util/util.go", line: 4, character: 6 },
+    places: ["go/util/util.go:4:6", "go/main.go:10:19"]
+  },
+  {
+    name: "goToDefinition in the C project, through its include path",
+    args: ["goToDefinition", "c/src/main.c:4:10"],
+    tool: { operation: "goToDefinition", file_path: "c/src/main.c", line: 4, character: 10 },
+    places: ["c/include/shape.h:4:8"]
   }
 ]
 
@@ -122,6 +159,7 @@ const repository = Effect.gen(function*() {
     NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, file)), { recursive: true })
     NodeFs.writeFileSync(NodePath.join(root, file), content)
   }
+  NodeFs.writeFileSync(NodePath.join(root, "c/compile_commands.json"), compileCommands(root))
   return root
 })
 

@@ -143,15 +143,18 @@ export interface ProjectSurvey {
   /** Every marker file found, relative to the root, breadth first. */
   readonly markers: ReadonlyArray<string>
   /**
-   * Of every directory, the first file of `extensions` in it (sorted by name), relative to the root, breadth
-   * first: a project is loaded by opening one of the files it includes.
+   * Of every directory, the first few files of `extensions` in it (sorted by name), relative to the root,
+   * breadth first: a project is loaded by opening one of the files it includes (the first that can be read).
    */
   readonly files: ReadonlyArray<string>
   /** Whether the walk saw the whole workspace (false: it stopped at `maxEntries`). */
   readonly complete: boolean
 }
 
-/** The marker files of a workspace's projects, and a file per directory that could load one. */
+/** How many files of a directory are candidates to load a project (one may be unreadable, binary, not UTF-8). */
+const candidatesPerDirectory = 4
+
+/** The marker files of a workspace's projects, and a few files per directory that could load one. */
 export const findProjects = (
   files: FileAccess,
   path: Path.Path,
@@ -162,15 +165,16 @@ export const findProjects = (
 ): Effect.Effect<ProjectSurvey> =>
   Effect.gen(function*() {
     const found: Array<string> = []
-    const firstFile = new Map<string, string>()
+    const candidates = new Map<string, Array<string>>()
     const { truncated } = yield* walk(files, path, root, maxEntries, (relative) => {
       if (markers.includes(path.basename(relative))) found.push(relative)
       const directory = path.dirname(relative)
-      if (extensions.includes(LspExtension.finalExtension(relative)) && !firstFile.has(directory)) {
-        firstFile.set(directory, relative)
+      const here = candidates.get(directory) ?? []
+      if (extensions.includes(LspExtension.finalExtension(relative)) && here.length < candidatesPerDirectory) {
+        candidates.set(directory, [...here, relative])
       }
       return true
     })
     // Maps keep insertion order: the walk's breadth-first order.
-    return { markers: found, files: [...firstFile.values()], complete: !truncated }
+    return { markers: found, files: [...candidates.values()].flat(), complete: !truncated }
   })

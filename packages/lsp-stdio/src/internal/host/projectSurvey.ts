@@ -126,7 +126,8 @@ export const survey = (
   services: FileServices,
   workspace: Workspace,
   markers: ReadonlyArray<string>,
-  extensions: ReadonlyArray<string>
+  extensions: ReadonlyArray<string>,
+  maxDocumentBytes: number
 ): Effect.Effect<Survey> =>
   Effect.gen(function*() {
     const { path } = services
@@ -157,14 +158,18 @@ export const survey = (
     }
     const found = { projects, complete: walked.complete && queue.length === 0 }
     // A file loads the project the server finds for it (the nearest config that includes it), so each project is
-    // given a file that is its own by that rule.
-    return {
-      ...found,
-      projects: projects.map((project) => ({
-        ...project,
-        file: walked.files.find((candidate) => projectOf(found, path, candidate) === project)
-      }))
-    }
+    // given a file that is its own by that rule, and one the host can open (text, UTF-8, within the size limit).
+    const opens = (candidate: string) =>
+      Effect.isSuccess(Effect.flatMap(
+        locateSourceWith(services, workspace, path.join(workspace.path, candidate), maxDocumentBytes),
+        (located) => readLocatedWith(services, located, maxDocumentBytes)
+      ))
+    const withFiles = yield* Effect.forEach(projects, (project) =>
+      Effect.map(
+        Effect.findFirst(walked.files.filter((candidate) => projectOf(found, path, candidate) === project), opens),
+        (file) => ({ ...project, file: Option.getOrUndefined(file) })
+      ))
+    return { ...found, projects: withFiles }
   })
 
 /**

@@ -10,6 +10,7 @@ import * as Path from "@effect/platform/Path"
 import { type LspError, LspExtension, LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Requests from "../answers/requests.js"
 import * as RetainedDocuments from "../documents/retainedDocuments.js"
@@ -87,7 +88,13 @@ export const load = (
     if (previous !== undefined && now - previous.at < relistAfterMs) return previous.partial
     const { path } = services
     const languages = ServerInstance.languagesOf(spec)
-    const survey = yield* ProjectSurvey.survey(services, workspace, spec.config.projectMarkers, [...languages.keys()])
+    const survey = yield* ProjectSurvey.survey(
+      services,
+      workspace,
+      spec.config.projectMarkers,
+      [...languages.keys()],
+      spec.config.maxDocumentBytes
+    )
     const own = ProjectSurvey.projectOf(survey, path, path.relative(workspace.path, location.path))
     // The queried file's project first; then the others, each loaded by a file it includes.
     const others = survey.projects.filter((project) => project !== own)
@@ -245,7 +252,10 @@ const symbolsFrom = (
       `${symbol.uri}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.character}:${symbol.name}`
     const known = new Set(found.map(key))
     for (const project of loaded) {
-      const located = yield* asking.open(services.path.join(workspace.path, project.file!))
+      // The survey chose a file that could be read; one changed since is passed over, not the search failed.
+      const opened = yield* Effect.option(asking.open(services.path.join(workspace.path, project.file!)))
+      if (Option.isNone(opened)) continue
+      const located = opened.value
       yield* instance.connection.request(methodOf("documentSymbol"), { textDocument: { uri: located.uri } })
       const answer = yield* Requests.ask(instance, query, located.uri, workspace.uri)
       if (answer.kind !== "symbols") continue
