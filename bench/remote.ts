@@ -115,7 +115,7 @@ const dist = Path.join(root, "packages", "cli", "dist")
  * remote path (a bundle older than any of its inputs is not used, and the query would load ~600 modules one by
  * one instead).
  */
-const build = () => {
+export const build = () => {
   ChildProcess.execFileSync(process.execPath, [
     createRequire(import.meta.url).resolve("typescript/bin/tsc"),
     "-b",

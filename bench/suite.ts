@@ -11,6 +11,7 @@ import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
+import { loadSection, measureLoad } from "./load.js"
 import { measureMemory, memorySection } from "./memory.js"
 import { measureMemoryBudget, memoryBudgetSection } from "./memoryBudget.js"
 import { measureRemote, remoteSection } from "./remote.js"
@@ -39,7 +40,8 @@ const ids = [
   "remote",
   "upgradeFuzz",
   "memoryBudget",
-  "bodies"
+  "bodies",
+  "load"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -168,6 +170,10 @@ try {
   if (selected("bodies")) {
     const part = await timed("bodies", "bodies: include_body against definition + read", () => measureBodies(options))
     sections.set("bodies", bodiesSection(part, options))
+  }
+  if (selected("load")) {
+    const part = await timed("load", "many agents, one host", () => measureLoad(options, log))
+    sections.set("load", loadSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

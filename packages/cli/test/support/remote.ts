@@ -76,6 +76,8 @@ const killAll = (pids: ReadonlyArray<number>) => {
 
 export interface Recorded {
   readonly type: string
+  /** A request's id (a message) or the id of our request it answers (an answer). */
+  readonly id?: unknown
   readonly method?: string
   readonly event?: string
   readonly pid?: number
