@@ -128,10 +128,10 @@ export const all: ReadonlyArray<Preset> = [
       command: "pyright-langserver",
       args: ["--stdio"],
       extensionToLanguage: { ".py": "python", ".pyi": "python" },
-      // Measured: a cold pyright answers references from the open file only for the first seconds. After a
-      // second of silence its first answer matched the warm one on an idle machine, but under a full parallel
-      // test run on 2 cores 1 s was seen too short; pyright sends no signal of its own, so wait 3 s.
-      readiness: { quietMs: 3000 },
+      // A cold pyright answers references from the open file only until it has enumerated the workspace, which
+      // it reports in its log ("Found N source files"); no quiet period is proof of that (seen: 4.7 s of silence
+      // mid-startup on a loaded 2-core machine). After the message, a second of quiet for the analysis it starts.
+      readiness: { quietMs: 1000, readyLog: "^(Found \\d+ source files?|No source files found)" },
       // A project nested in a repository keeps its settings (extraPaths, venv) in its own configuration.
       rootMarkers: [["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"]]
     }

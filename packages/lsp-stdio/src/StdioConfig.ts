@@ -208,7 +208,8 @@ export const ServerConfig = Schema.Struct({
   readiness: field(Readiness, "When a freshly started server is ready for its first query.", {
     quietMs: 0,
     progress: true,
-    maxWaitMs: 15_000
+    maxWaitMs: 15_000,
+    readyLog: null
   }),
   looseFiles: field(
     Schema.NullOr(LooseFiles),

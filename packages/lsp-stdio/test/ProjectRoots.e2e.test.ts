@@ -37,8 +37,8 @@ const hostLayer = (rootMarkers: ReadonlyArray<string | ReadonlyArray<string>>) =
         command: process.execPath,
         args: [pyright, "--stdio"],
         extensionToLanguage: { ".py": "python" },
-        // Longer than the preset's 1 s: silence is no sound readiness signal on a loaded machine (issue 29).
-        readiness: { quietMs: 3000 },
+        // As the preset: pyright says in its log when it has found the project's files.
+        readiness: { quietMs: 1000, readyLog: "^(Found \\d+ source files?|No source files found)" },
         rootMarkers
       }
     }

@@ -43,7 +43,7 @@ describe("StdioConfig", () => {
         projectMarkers: [],
         rootMarkers: [],
         workspaceSymbols: true,
-        readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
+        readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null },
         looseFiles: null,
         projects: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
@@ -73,7 +73,7 @@ describe("StdioConfig", () => {
         projectMarkers: ["compile_commands.json", "compile_flags.txt"],
         rootMarkers: ["compile_commands.json", [".clangd", "compile_flags.txt"]],
         workspaceSymbols: false,
-        readiness: { quietMs: 250, progress: false, maxWaitMs: 0 },
+        readiness: { quietMs: 250, progress: false, maxWaitMs: 0, readyLog: "^Found \\d+ source files?$" },
         looseFiles: { maxFiles: 3, maxBytes: 4 },
         projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
@@ -89,9 +89,19 @@ describe("StdioConfig", () => {
   it.effect("defaults quietMs inside an explicit readiness object and accepts 0", () =>
     Effect.gen(function*() {
       const empty = yield* StdioConfig.decode(withServer({ readiness: {} }))
-      assert.deepStrictEqual(empty.servers.ts.readiness, { quietMs: 0, progress: true, maxWaitMs: 15_000 })
+      assert.deepStrictEqual(empty.servers.ts.readiness, {
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 15_000,
+        readyLog: null
+      })
       const zero = yield* StdioConfig.decode(withServer({ readiness: { quietMs: 0 } }))
-      assert.deepStrictEqual(zero.servers.ts.readiness, { quietMs: 0, progress: true, maxWaitMs: 15_000 })
+      assert.deepStrictEqual(zero.servers.ts.readiness, {
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 15_000,
+        readyLog: null
+      })
     }))
 
   describe("rejects", () => {
@@ -352,7 +362,7 @@ describe("StdioConfig", () => {
       projectMarkers: [],
       rootMarkers: [],
       workspaceSymbols: true,
-      readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000 },
+      readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null },
       looseFiles: null,
       projects: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },

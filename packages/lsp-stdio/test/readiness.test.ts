@@ -8,13 +8,13 @@ const end = (token: string | number) => ({ token, value: { kind: "end" } })
 describe("readiness", () => {
   it.effect("with no progress and no quiet period, a server is settled at once", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 1_000 })
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 1_000, readyLog: null })
       assert.isTrue(yield* tracker.awaitSettled(0))
     }))
 
   it.effect("waits while a progress token is active, and settles the moment it ends", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
       yield* tracker.observe("$/progress", begin("index"))
       yield* tracker.observe("$/progress", begin(7))
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
@@ -30,7 +30,7 @@ describe("readiness", () => {
 
   it.effect("gives up at the deadline, and says so", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
       yield* tracker.observe("$/progress", begin("index"))
       const waiting = yield* Effect.fork(tracker.awaitSettled(3_000))
       yield* TestClock.adjust("2999 millis")
@@ -39,9 +39,42 @@ describe("readiness", () => {
       assert.isFalse(yield* Fiber.join(waiting))
     }))
 
+  it.effect("with readyLog, a server is not settled before its log says so, however quiet it is", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({
+        quietMs: 100,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: "^(Found \\d+ source files?|No source files found)"
+      })
+      const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
+      yield* tracker.observe("window/logMessage", { type: 3, message: "Starting service instance" })
+      // Five seconds of silence mid-startup, as a loaded machine gives pyright: not settled.
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* tracker.observe("window/logMessage", { type: 3, message: "Searching for source files: Found 3" })
+      yield* tracker.observe("window/logMessage", { message: 42 })
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)), "no message matched")
+      yield* tracker.observe("window/logMessage", { type: 3, message: "Found 2 source files" })
+      // Then the quiet period, as without a log rule.
+      yield* TestClock.adjust("99 millis")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* TestClock.adjust("1 millis")
+      assert.isTrue(yield* Fiber.join(waiting))
+    }))
+
+  it.effect("a server whose log never says so is not settled: the wait ends at the deadline, flagged", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: "^ready$" })
+      const waiting = yield* Effect.fork(tracker.awaitSettled(2_000))
+      yield* TestClock.adjust("2 seconds")
+      assert.isFalse(yield* Fiber.join(waiting))
+    }))
+
   it.effect("a quiet period restarts with every message from the server", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 200, progress: true, maxWaitMs: 60_000 })
+      const tracker = yield* Readiness.make({ quietMs: 200, progress: true, maxWaitMs: 60_000, readyLog: null })
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
       yield* TestClock.adjust("150 millis")
       yield* tracker.observe("window/logMessage", { type: 3, message: "loading" })
@@ -53,7 +86,7 @@ describe("readiness", () => {
 
   it.effect("once settled, later progress does not make queries wait again", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
       assert.isTrue(yield* tracker.awaitSettled(0))
       yield* tracker.observe("$/progress", begin("reindex"))
       assert.isTrue(yield* tracker.awaitSettled(0))
@@ -61,10 +94,10 @@ describe("readiness", () => {
 
   it.effect("progress is ignored when the rule says so, and malformed progress never counts", () =>
     Effect.gen(function*() {
-      const ignoring = yield* Readiness.make({ quietMs: 0, progress: false, maxWaitMs: 60_000 })
+      const ignoring = yield* Readiness.make({ quietMs: 0, progress: false, maxWaitMs: 60_000, readyLog: null })
       yield* ignoring.observe("$/progress", begin("index"))
       assert.isTrue(yield* ignoring.awaitSettled(0))
-      const strict = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000 })
+      const strict = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
       yield* strict.observe("$/progress", { token: { nested: true }, value: { kind: "begin" } })
       yield* strict.observe("$/progress", { token: "x", value: "begin" })
       assert.strictEqual(yield* strict.activeTokens, 0)

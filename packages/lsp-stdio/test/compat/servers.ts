@@ -85,9 +85,8 @@ export const pyright: Suite = {
     python: {
       ...node("pyright/langserver.index.js", "--stdio"),
       extensionToLanguage: { ".py": "python" },
-      // As the CLI preset: pyright enumerates the workspace without a progress signal (3 s of silence: 1 s
-      // was seen too short on a loaded 2-core machine).
-      readiness: { quietMs: 3000 }
+      // As the CLI preset: pyright reports the end of its workspace enumeration only in its log.
+      readiness: { quietMs: 1000, readyLog: "^(Found \\d+ source files?|No source files found)" }
     }
   },
   requires: [],

@@ -24,6 +24,18 @@ export const field = <A, I>(schema: Schema.Schema<A, I>, description: string, de
     default: defaultValue
   })
 
+/** A regular expression, as a string that compiles. */
+const LogPattern = Schema.String.pipe(
+  Schema.filter((pattern) => {
+    try {
+      new RegExp(pattern)
+      return true
+    } catch {
+      return false
+    }
+  })
+).annotations({ description: "a regular expression (JavaScript syntax)" })
+
 /**
  * When a freshly started server counts as ready for its first query: once no `$/progress` token is
  * active (when `progress` is on) and nothing has arrived from the server for `quietMs` milliseconds. A
@@ -50,6 +62,12 @@ export const Readiness = Schema.Struct({
     "The longest a query waits for a starting server to settle; it then asks anyway and marks the answer " +
       "incomplete.",
     15_000
+  ),
+  readyLog: field(
+    Schema.NullOr(LogPattern),
+    "A regular expression for the window/logMessage with which the server says its startup work is done (for " +
+      "servers that report no progress): the server is not settled before one matches. null: no such message.",
+    null
   )
 }).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
 

@@ -1,7 +1,8 @@
 /**
  * Whether a freshly started server has finished its startup work. Servers announce long work with
- * `$/progress` (begin … end) once the client advertises `window.workDoneProgress`; some announce nothing
- * and only need a moment of quiet. The rule is data (`Readiness` in the server config), not language logic.
+ * `$/progress` (begin … end) once the client advertises `window.workDoneProgress`; some say it only in their
+ * log (`readyLog`: pyright's "Found N source files"); some announce nothing and only need a moment of quiet
+ * (which is no proof: a loaded machine can hold a server silent for seconds mid-startup). The rule is data (`Readiness` in the server config), not language logic.
  */
 import { LspDeadline } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
@@ -19,6 +20,8 @@ const Progress = Schema.Struct({
 })
 
 const decodeProgress = Schema.decodeUnknownOption(Progress)
+
+const decodeLogMessage = Schema.decodeUnknownOption(Schema.Struct({ message: Schema.String }))
 
 export interface ReadinessTracker {
   /** Feed every server notification here. */
@@ -43,6 +46,9 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
     const active = new Set<string | number>()
     let lastActivity = clock.unsafeCurrentTimeMillis()
     let settled = false
+    // A server that says in its log when its startup work is done is not settled before it has said so.
+    const readyLog = rule.readyLog === null ? undefined : new RegExp(rule.readyLog)
+    let logged = readyLog === undefined
     // Signalled on every change, so a waiter wakes up as soon as the state moves.
     const changed = WakeUp.make()
     const signal = changed.signal
@@ -50,6 +56,10 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
     const observe = (method: string, params: unknown) =>
       Effect.sync(() => {
         lastActivity = clock.unsafeCurrentTimeMillis()
+        if (!logged && method === "window/logMessage") {
+          const log = decodeLogMessage(params)
+          if (log._tag === "Some" && readyLog!.test(log.value.message)) logged = true
+        }
         if (method === "$/progress" && rule.progress) {
           const progress = decodeProgress(params)
           if (progress._tag === "Some") {
@@ -68,7 +78,7 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
       if (settled) return true
       const now = clock.unsafeCurrentTimeMillis()
       const quietUntil = lastActivity + rule.quietMs
-      const busy = active.size > 0
+      const busy = active.size > 0 || !logged
       if (!busy && now >= quietUntil) {
         settled = true
         return true
