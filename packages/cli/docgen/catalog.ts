@@ -3,7 +3,7 @@
  * of lsp-seam.json, all rendered from the Schemas (and the presets) so they cannot drift. `npm run docgen`
  * writes them (scripts/docgen.mjs); a test fails when a committed copy differs from what this renders.
  */
-import { LspError, LspQuery, LspResult } from "@lsp-seam/lsp"
+import { type LspError, LspErrorRead, LspQuery, LspResult } from "@lsp-seam/lsp"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import { LspMcp, LspToolConfig, LspToolInput, LspToolOutput, LspToolPrompt } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
@@ -267,7 +267,8 @@ const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
   LSP_SYMBOL_NOT_FOUND:
     "`symbol` does not occur on the line or within 3 lines of it (the message lists the line's identifiers).",
   LSP_CANNOT_RENAME: "renamePreview: the position cannot be renamed (a keyword, a literal, a symbol declared in a " +
-    "library) or the server refused the rename; the message says why. Nothing was changed."
+    "library) or the server refused the rename; the message says why. Nothing was changed.",
+  LSP_ABORTED: "The caller abandoned the query (the Promise client's `signal` was aborted); it was cancelled."
 }
 
 const limitMeanings: Readonly<Record<keyof LspToolConfig.LspToolConfig, string>> = {
@@ -487,11 +488,14 @@ export const toolCatalog = (): string => {
     "### Errors",
     "",
     "A failed call is an `LspError` with one of these codes and a message that says what to do next " +
-    "(over MCP: `isError: true` and the text `error[CODE]: message`).",
+    "(over MCP: `isError: true` and the text `error[CODE]: message`). Its `_tag` is the family of its code, " +
+    "one `Schema.TaggedError` class each, for `Effect.catchTag`.",
     "",
-    "| code | meaning |",
-    "|---|---|",
-    ...LspError.LspErrorCode.literals.map((c) => `| \`${c}\` | ${cell(errorMeanings[c])} |`),
+    "| code | family | meaning |",
+    "|---|---|---|",
+    ...Object.entries(LspErrorRead.families).flatMap(([family, codes]) =>
+      codes.map((c: LspError.LspErrorCode) => `| \`${c}\` | \`${family}\` | ${cell(errorMeanings[c])} |`)
+    ),
     ""
   ].join("\n")
 }

@@ -29,7 +29,7 @@ export const version = "0.1.0"
  * @since 0.1.0
  * @category constants
  */
-export const protocolRevision = 1
+export const protocolRevision = 2
 
 /**
  * The request header that carries the caller's remaining budget (`LspDeadline.remaining`, in whole
@@ -183,6 +183,26 @@ export const HelloResponse = Schema.Struct({
 export type HelloResponse = typeof HelloResponse.Type
 
 /**
+ * `LspError.LspError` as the wire carries it: the same errors and the same JSON (`_tag` the code's family),
+ * but an error the union's own check throws on (a `_tag` it cannot read as a string, see `LspDecode`) is
+ * refused like any other bad input, so that call fails alone instead of never being answered.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Failure: Schema.Schema<LspError.LspError, typeof LspError.LspError.Encoded> = Schema.declare(
+  [LspError.LspError],
+  {
+    decode: (error) => {
+      const decode = LspDecode.decodeUnknownEither(error)
+      return (value, options) => Either.mapLeft(decode(value, options), (failure) => failure.issue)
+    },
+    encode: (error) => ParseResult.encodeUnknown(error)
+  },
+  { identifier: "LspError", description: "an LspError", arbitrary: (error) => error }
+)
+
+/**
  * The handshake: version, configuration fingerprint and process of the host.
  *
  * @since 0.1.0
@@ -191,7 +211,7 @@ export type HelloResponse = typeof HelloResponse.Type
 export class Hello extends Rpc.make("Hello", {
   payload: HelloRequest,
   success: HelloResponse,
-  error: LspError.LspError
+  error: Failure
 }) {}
 
 /**
@@ -252,7 +272,7 @@ export const QueryRequest: Schema.Schema<LspQuery.LspQueryRequest> = checkedBy(
 export class Query extends Rpc.make("Query", {
   payload: QueryRequest,
   success: QueryResult,
-  error: LspError.LspError
+  error: Failure
 }) {}
 
 /**
@@ -263,7 +283,7 @@ export class Query extends Rpc.make("Query", {
  */
 export class Status extends Rpc.make("Status", {
   success: Schema.Array(ServerStatus),
-  error: LspError.LspError
+  error: Failure
 }) {}
 
 /**
@@ -276,7 +296,7 @@ export class Status extends Rpc.make("Status", {
  */
 export class Memory extends Rpc.make("Memory", {
   success: MemoryStatus,
-  error: LspError.LspError
+  error: Failure
 }) {}
 
 /**

@@ -41,7 +41,7 @@ const inVariable = (input: unknown) => ConfigProvider.fromMap(new Map([["CFG", J
 /** A failed build as text: the code and message of an `LspError`, the rendering of a `ConfigError`. */
 const failure = <A>(result: Either.Either<A, LspError.LspError | ConfigError.ConfigError>): string => {
   const error = Either.getOrThrow(Either.flip(result))
-  return error instanceof LspError.LspError ? `${error.code}: ${error.message}` : String(error)
+  return LspError.isLspError(error) ? `${error.code}: ${error.message}` : String(error)
 }
 
 describe("LspStdio.layerConfig", () => {

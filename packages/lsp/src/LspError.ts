@@ -1,94 +1,62 @@
 /**
- * The one error type of lsp-seam. Every failure anywhere in the stack (seam, host, tool, CLI) is an
- * `LspError` with a stable `code` from a closed union, so callers and models can branch on it.
+ * The errors of lsp-seam. Every failure anywhere in the stack (seam, host, tool, CLI) is an `LspError`: one
+ * of a small union of `Schema.TaggedError` classes by family (`LspArgumentsError`, `LspSourceError`,
+ * `LspConfigurationError`, `LspServerError`, `LspTimeoutError`, `LspRemoteError`, `LspOperationError`), which
+ * `Effect.catchTag`/`catchTags` split, each with a stable `code` from a closed union that callers and models
+ * can branch on. Which code belongs to which family: `LspErrorRead.families`.
  *
  * @since 0.1.0
  */
-import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
-import * as LspErrorRead from "./LspErrorRead.js"
+import {
+  build,
+  type FamilyOf,
+  LspError,
+  type LspErrorCode,
+  type LspErrorDetail,
+  type LspErrorReason
+} from "./internal/errorFamilies.js"
 
 /**
- * Every failure code lsp-seam can produce. The union is closed and listed in one place, `LspErrorRead.codes`
- * (a module without Schema, for clients that must start fast), even for codes that only later layers (the
- * stdio host, the tool, the CLI) raise.
+ * The schemas of a failure, its family classes and their union `LspError` (the type of every failure and
+ * the schema of a wire that carries one).
  *
  * @since 0.1.0
- * @category models
  */
-export const LspErrorCode = Schema.Literal(...LspErrorRead.codes)
+export {
+  LspArgumentsError,
+  LspConfigurationError,
+  LspError,
+  LspErrorCode,
+  LspErrorDetail,
+  LspErrorReason,
+  LspOperationError,
+  LspRemoteError,
+  LspServerError,
+  LspSourceError,
+  LspTimeoutError
+} from "./internal/errorFamilies.js"
 
 /**
  * @since 0.1.0
- * @category models
  */
-export type LspErrorCode = typeof LspErrorCode.Type
+export type { FamilyOf } from "./internal/errorFamilies.js"
 
 /**
- * Structured, serialisable facts about a failure (the offending key, a JSON-RPC error code, a stderr
- * tail, ...). Never needed to understand the message; there for programs.
- *
- * @since 0.1.0
- * @category models
- */
-export const LspErrorDetail = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type LspErrorDetail = typeof LspErrorDetail.Type
-
-/**
- * Why a failure happened, as a tagged value programs match on (`_tag`) instead of reading `code` and
- * `detail`: `MethodNotFound` — a server answered JSON-RPC -32601 to `method`; `InitializeFailed` — the
- * server's initialize handshake failed; `PositionEncoding` — the server chose a position encoding lsp-seam
- * cannot use; `ServerExited` — the server process exited; `TransportFailed` — writing to or reading from the
- * server failed. Optional on an `LspError`: absent unless the raiser knew it. Build one as a plain value,
- * e.g. `{ _tag: "MethodNotFound", method: "textDocument/hover" }`, and attach it with `withReason`.
- *
- * @since 0.1.0
- * @category models
- */
-export const LspErrorReason = Schema.Union(
-  Schema.TaggedStruct("MethodNotFound", { method: Schema.String }),
-  Schema.TaggedStruct("InitializeFailed", {}),
-  Schema.TaggedStruct("PositionEncoding", {}),
-  Schema.TaggedStruct("ServerExited", {}),
-  Schema.TaggedStruct("TransportFailed", {})
-)
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type LspErrorReason = typeof LspErrorReason.Type
-
-/**
- * A coded lsp-seam failure. `message` is written for the reader who has to act on it (often a model).
- *
- * @since 0.1.0
- * @category errors
- */
-export class LspError extends Schema.TaggedError<LspError>("@lsp-seam/lsp/LspError")("LspError", {
-  code: LspErrorCode,
-  message: Schema.String,
-  detail: Schema.optional(LspErrorDetail),
-  reason: Schema.optional(LspErrorReason)
-}) {}
-
-/**
- * Builds an `LspError`; `detail` is omitted when not given.
+ * Builds the `LspError` of the family `code` belongs to (`make("LSP_TIMEOUT", …)` is an `LspTimeoutError`);
+ * `detail` is omitted when not given.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (code: LspErrorCode, message: string, detail?: LspErrorDetail): LspError =>
-  detail === undefined ? new LspError({ code, message }) : new LspError({ code, message, detail })
+export function make<C extends LspErrorCode>(code: C, message: string, detail?: LspErrorDetail): FamilyOf<C>
+export function make(code: LspErrorCode, message: string, detail?: LspErrorDetail): LspError {
+  return build(detail === undefined ? { code, message } : { code, message, detail })
+}
 
 /**
- * The same error with a typed `reason` (replacing any it had): `withReason(error, reason)`, or
- * `withReason(reason)` to use in a pipe or `Effect.mapError`. Every constructor of this module leaves
+ * The same error with a typed `reason` (replacing any it had), of the same family: `withReason(error, reason)`,
+ * or `withReason(reason)` to use in a pipe or `Effect.mapError`. Every constructor of this module leaves
  * `reason` out; this is how one is attached.
  *
  * @example
@@ -102,18 +70,20 @@ export const make = (code: LspErrorCode, message: string, detail?: LspErrorDetai
  * @since 0.1.0
  * @category constructors
  */
-export const withReason: {
-  (reason: LspErrorReason): (error: LspError) => LspError
-  (error: LspError, reason: LspErrorReason): LspError
-} = dual(
-  2,
-  (error: LspError, reason: LspErrorReason): LspError =>
-    error.detail === undefined
-      ? new LspError({ code: error.code, message: error.message, reason })
-      : new LspError({ code: error.code, message: error.message, detail: error.detail, reason })
-)
+export function withReason(reason: LspErrorReason): <E extends LspError>(error: E) => E
+export function withReason<E extends LspError>(error: E, reason: LspErrorReason): E
+export function withReason(
+  ...args: [reason: LspErrorReason] | [error: LspError, reason: LspErrorReason]
+): LspError | ((error: LspError) => LspError) {
+  if (args.length === 1) {
+    const [reason] = args
+    return (error: LspError) => withReason(error, reason)
+  }
+  const [{ code, detail, message }, reason] = args
+  return build(detail === undefined ? { code, message, reason } : { code, message, detail, reason })
+}
 
-const constructor = <C extends LspErrorCode>(code: C) => (message: string, detail?: LspErrorDetail): LspError =>
+const constructor = <C extends LspErrorCode>(code: C) => (message: string, detail?: LspErrorDetail): FamilyOf<C> =>
   make(code, message, detail)
 
 /**
@@ -375,7 +345,15 @@ export const responseTooLarge = constructor("LSP_RESPONSE_TOO_LARGE")
 export const cannotRename = constructor("LSP_CANNOT_RENAME")
 
 /**
- * True for any `LspError`, whichever copy of the class made it.
+ * The caller abandoned the query: the Promise client's `signal` was aborted without a reason of its own.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const aborted = constructor("LSP_ABORTED")
+
+/**
+ * True for any `LspError`, of any family, whichever copy of its class made it.
  *
  * @since 0.1.0
  * @category guards

@@ -27,7 +27,7 @@ describe("LspError.reason", () => {
     const withIt = LspError.withReason(error, reason)
     assert.deepStrictEqual(
       withIt,
-      new LspError.LspError({ code: error.code, message: error.message, detail: { jsonRpcCode: -32601 }, reason })
+      new LspError.LspServerError({ code: error.code, message: error.message, detail: { jsonRpcCode: -32601 }, reason })
     )
     assert.deepStrictEqual(pipe(error, LspError.withReason(reason)), withIt)
     assert.deepStrictEqual(withIt.reason, reason)

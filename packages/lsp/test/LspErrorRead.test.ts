@@ -10,7 +10,7 @@ const overTheWire = (value: unknown): unknown => JSON.parse(JSON.stringify(value
 
 const encoded = Arbitrary.make(LspError.LspError).map((error) => overTheWire(encode(error)))
 
-/** Encoded errors, some a little off: another code or tag, a message or detail of the wrong kind, a bad reason. */
+/** Encoded errors, some a little off: another code or tag (another family's), a message or detail of the wrong kind, a bad reason. */
 const nearErrors = FastCheck.oneof(
   { weight: 4, arbitrary: encoded },
   {
@@ -20,7 +20,17 @@ const nearErrors = FastCheck.oneof(
       FastCheck.constantFrom("code", "message", "detail", "reason", "_tag"),
       FastCheck.oneof(
         FastCheck.jsonValue(),
-        FastCheck.constantFrom("LSP_NOPE", "LspError", { _tag: "MethodNotFound" }, { _tag: "ServerExited" }, [1])
+        FastCheck.constantFrom(
+          "LSP_NOPE",
+          "LspError",
+          "LspTimeoutError",
+          "LspSourceError",
+          "LSP_TIMEOUT",
+          "LSP_SOURCE_BINARY",
+          { _tag: "MethodNotFound" },
+          { _tag: "ServerExited" },
+          [1]
+        )
       )
     ).map(([error, key, value]) => typeof error === "object" && error !== null ? { ...error, [key]: value } : error)
   }

@@ -81,8 +81,8 @@ export const makeTool = (operations: LspToolInput.Operations) =>
 
 /**
  * The `lsp` tool with every operation (the default configuration). Failures are `LspError`s in `"return"`
- * mode: the handler's coded error becomes the tool result the model reads (`{ _tag: "LspError", code, message }`,
- * marked as a failure) instead of failing the whole generation. Annotated read-only, non-destructive,
+ * mode: the handler's coded error becomes the tool result the model reads (`{ _tag, code, message }`, `_tag` the
+ * code's family such as `"LspTimeoutError"`, marked as a failure) instead of failing the whole generation. Annotated read-only, non-destructive,
  * idempotent and closed-world.
  *
  * @since 0.1.0

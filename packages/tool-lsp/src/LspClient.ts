@@ -12,9 +12,10 @@
  * - success → the `LspToolOutput`;
  * - any coded failure (invalid arguments, no workspace, timeout, provider errors, a Layer that fails to
  *   build) → rejects with the `LspError` itself (`error.code`, `error.message`);
- * - `signal` aborted → the query is interrupted (down to the provider) and the promise rejects with
- *   `signal.reason` — a `DOMException` named `AbortError` unless the caller chose a reason — the same
- *   convention as `fetch`;
+ * - `signal` aborted → the query is interrupted (down to the provider) and the promise rejects with an
+ *   `LspError` too: `LSP_ABORTED` for `controller.abort()`, `LSP_TIMEOUT` for `AbortSignal.timeout(ms)` (the
+ *   platform's own reasons, `DOMException`s whose numeric `code` would be the only number among the codes);
+ *   a reason the caller chose (`controller.abort(reason)`) is rejected as it is, as `fetch` does;
  * - `close()` → queries in flight are interrupted and reject with `LSP_DISPOSED`, as do later queries.
  *
  * @since 0.1.0
@@ -49,7 +50,10 @@ export interface LspClientOptions {
  * @category models
  */
 export interface LspQueryOptions {
-  /** Aborting interrupts the query; the promise rejects with `signal.reason`. */
+  /**
+   * Aborting interrupts the query; the promise rejects with `LSP_ABORTED` (`LSP_TIMEOUT` for
+   * `AbortSignal.timeout`), or with the reason given to `abort(reason)`.
+   */
   readonly signal?: AbortSignal | undefined
   /** Overrides the client's working directory for this query. */
   readonly workingDirectory?: string | undefined
@@ -67,6 +71,17 @@ export interface LspClient {
 }
 
 const disposed = () => LspError.disposed("The lsp client has been closed.")
+
+// What an aborted query rejects with: the platform's reasons become coded errors, a caller's own stays.
+const abortFailure = (signal: AbortSignal): unknown => {
+  const reason: unknown = signal.reason
+  if (!(reason instanceof DOMException)) return reason
+  if (reason.name === "AbortError") return LspError.aborted("The query was abandoned: its signal was aborted.")
+  if (reason.name === "TimeoutError") {
+    return LspError.timeout("The query's signal timed out (AbortSignal.timeout) before the answer came.")
+  }
+  return reason
+}
 
 /**
  * Makes a client. Throws `LSP_INVALID_CONFIG` at once when `options.tool` is invalid; the Layer is built on
@@ -87,7 +102,7 @@ export const make = (
   const query = (args: unknown, queryOptions?: LspQueryOptions): Promise<LspToolOutput> => {
     if (closing !== undefined) return Promise.reject(disposed())
     const signal = queryOptions?.signal
-    if (signal?.aborted === true) return Promise.reject(signal.reason)
+    if (signal?.aborted === true) return Promise.reject(abortFailure(signal))
     const session = LspSession.make(queryOptions?.workingDirectory ?? options?.workingDirectory)
     const program = LspToolHandler.run(args, config).pipe(Effect.provideService(LspSession.LspSession, session))
     return new Promise<LspToolOutput>((resolve, reject) => {
@@ -102,7 +117,7 @@ export const make = (
         const failure = Cause.failureOption(exit.cause)
         if (Option.isSome(failure)) return reject(failure.value)
         if (Cause.isInterruptedOnly(exit.cause)) {
-          return reject(signal?.aborted === true ? signal.reason : disposed())
+          return reject(signal?.aborted === true ? abortFailure(signal) : disposed())
         }
         reject(Cause.squash(exit.cause))
       })

@@ -159,7 +159,7 @@ describe("LspAiTool.LspToolkit", () => {
       assert.isTrue(handled.isFailure)
       assert.isTrue(LspError.isLspError(handled.result))
       assert.deepStrictEqual(handled.encodedResult, {
-        _tag: "LspError",
+        _tag: "LspArgumentsError",
         code: "LSP_INVALID_ARGUMENTS",
         message: "Invalid \"line\" (got 0): give the symbol's line as an integer counted from 1 (the first line is 1).",
         detail: { argument: "line" }

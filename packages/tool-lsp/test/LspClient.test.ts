@@ -205,7 +205,7 @@ describe("LspClient", () => {
     await client.close()
   })
 
-  it("an aborted signal interrupts the query down to the provider and rejects with its reason", async () => {
+  it("an aborted signal interrupts the query down to the provider and rejects with LSP_ABORTED", async () => {
     const env = setup([Testing.never])
     const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const controller = new AbortController()
@@ -213,9 +213,19 @@ describe("LspClient", () => {
     await until(async () => (await env.queries()).length === 1)
     controller.abort()
     const error = await rejection(pending)
-    assert.instanceOf(error, DOMException)
-    assert.strictEqual(error instanceof DOMException && error.name, "AbortError")
+    assert.isTrue(LspError.isLspError(error))
+    assert.strictEqual(codeOf(error), "LSP_ABORTED")
+    assert.strictEqual(LspError.isLspError(error) && error._tag, "LspOperationError")
     assert.strictEqual(await env.interruptions(), 1)
+    await client.close()
+  })
+
+  it("an AbortSignal.timeout that fires rejects with LSP_TIMEOUT", async () => {
+    const env = setup([Testing.never])
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
+    const error = await rejection(client.query(args, { signal: AbortSignal.timeout(30) }))
+    assert.strictEqual(codeOf(error), "LSP_TIMEOUT")
+    assert.strictEqual(LspError.isLspError(error) && error._tag, "LspTimeoutError")
     await client.close()
   })
 
@@ -235,7 +245,7 @@ describe("LspClient", () => {
     const env = setup([Testing.succeed(hover)])
     const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
     const error = await rejection(client.query(args, { signal: AbortSignal.abort() }))
-    assert.strictEqual(error instanceof DOMException && error.name, "AbortError")
+    assert.strictEqual(codeOf(error), "LSP_ABORTED")
     assert.deepStrictEqual(await env.queries(), [])
     await client.close()
   })

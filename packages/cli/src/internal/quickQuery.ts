@@ -45,7 +45,7 @@ const handledOptions: ReadonlyArray<string> = ["remote", "cwd", "config"]
  * `LspRpc.budgetHeader`, `LspToolConfig.defaults`).
  */
 export const contract = {
-  protocolRevision: 1,
+  protocolRevision: 2,
   clientVersion: "0.1.0",
   budgetHeader: "lsp-seam-budget-ms",
   timeoutMs: 60_000,
