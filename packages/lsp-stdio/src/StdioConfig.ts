@@ -294,10 +294,10 @@ export const StdioConfig = Schema.Struct({
   servers: Servers,
   maxServers: field(
     Schema.Int.pipe(Schema.between(1, 1_000)).annotations({ description: "an integer from 1 to 1000" }),
-    "The most servers serving queries at once. A new workspace's server replaces the least recently used idle " +
-      "one (which may still be stopping, within its shutdown grace, while the new one starts); when none is idle, " +
-      "the query waits for one to become idle.",
-    8
+    "The most servers serving queries at once, a bound on processes (their memory is maxMemory's). A new " +
+      "workspace's server replaces the least recently used idle one (which may still be stopping, within its " +
+      "shutdown grace, while the new one starts); when none is idle, the query waits for one to become idle.",
+    32
   ),
   maxMemory: field(MemorySize.MaxMemory, MemorySize.description, MemorySize.DEFAULT_MAX_MEMORY)
 }).annotations({

@@ -428,6 +428,24 @@ describe("LspStdio under TestClock (memory executor)", () => {
       assert.strictEqual(yield* Ref.get(observed.starts), 3)
     }))
 
+  // Issue 32's load (bench 14): 4 workspaces × 3 languages asked round and round by agents. Under a bound of 8,
+  // least-recently-used replacement evicted the very server asked next, and every query became a cold start.
+  it.scoped("by default, 12 servers asked in turn keep running: none replaces another", () =>
+    Effect.gen(function*() {
+      const workspaces: Array<string> = []
+      for (let i = 0; i < 12; i++) workspaces.push(yield* makeWorkspace())
+      const observed = yield* observe
+      const { context } = yield* buildHost(observed, answering)
+      for (let round = 0; round < 2; round++) {
+        for (const workspace of workspaces) {
+          yield* Effect.provide(hover(workspace), context)
+          yield* TestClock.adjust("1 second")
+        }
+      }
+      assert.strictEqual(yield* Ref.get(observed.starts), 12)
+      assert.strictEqual((yield* statusOf(context)).length, 12)
+    }))
+
   it.scoped("at maxServers with every server busy, a new workspace waits until one is idle", () =>
     Effect.gen(function*() {
       const [a, b] = [yield* makeWorkspace(), yield* makeWorkspace()]

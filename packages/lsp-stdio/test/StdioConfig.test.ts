@@ -50,7 +50,7 @@ describe("StdioConfig", () => {
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
       })
-      assert.strictEqual(config.maxServers, 8)
+      assert.strictEqual(config.maxServers, 32)
       assert.strictEqual(config.maxMemory, "25%")
     }))
 
