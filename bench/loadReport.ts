@@ -238,7 +238,8 @@ export const loadSection = (part: LoadPart, options: Options): Section => {
     notes: [
       `${load.length} calls under load; ${part.churn.killed} commands killed mid-query, ${part.churn.answered} answered before their kill; ${part.after.servers} servers at the end.`,
       `warm-up: ${part.warmUp.failed} failed calls; ${part.warmUp.restarts} servers started a second time before ` +
-      "any measurement (see the note below the table).",
+      "any measurement (the MCP session's prewarm cancels its hover while the server settles: docs/decisions.md, " +
+      "\"Many agents, one host\").",
       ...part.after.lastErrors.map((line) => `last error: ${line}`),
       `daemon RSS over the load (s: MiB): ${
         part.status.filter((_, i) => i % every === 0).map((s) => `${(s.t / 1000).toFixed(0)}: ${mib(s.daemonRss)}`)
@@ -249,7 +250,13 @@ export const loadSection = (part: LoadPart, options: Options): Section => {
     data: {
       ...part,
       samples: undefined,
-      status: part.status.map((s) => ({ ...s, t: round(s.t, 0) })),
+      // One sample a second (of four): the figures above are from all of them.
+      status: part.status.filter((_, i) => i % 4 === 0).map((s) => ({
+        t: round(s.t, 0),
+        daemonRss: s.daemonRss,
+        serversRss: s.serversRss,
+        queued: Object.fromEntries(s.queued.map((q) => [q.key, q.queued]))
+      })),
       calls: Object.fromEntries(
         latencyRows(part).map((row) => [row[0], { soloP50: row[2], soloP99: row[3], loadP50: row[5], loadP99: row[6] }])
       )
