@@ -236,8 +236,11 @@ const callersFrom = (
 /**
  * A workspace search from every loaded project. typescript-language-server asks tsserver's navto for the file
  * it used last, and tsserver searches that file's project (and the projects it references) only; so each
- * project's opened file is used once (a documentSymbol request on it) before the search is asked again, and
- * the symbols are merged.
+ * project's opened file is used (a documentSymbol request on it) right before the search is asked again, and
+ * the symbols are merged. The two requests go out together: the server also marks a file used when it turns a
+ * diagnostics event into a URI, and those arrive at any time while it checks the open files, so a round trip
+ * between the two would let another file become the last one (seen under load as one project's symbols
+ * missing). A project whose file can no longer be opened is named as not searched.
  */
 const symbolsFrom = (
   asking: Asking,
@@ -246,18 +249,23 @@ const symbolsFrom = (
   loaded: ReadonlyArray<ProjectSurvey.Project>
 ) =>
   Effect.gen(function*() {
-    const { instance, services, workspace } = asking
+    const { instance, services, spec, workspace } = asking
     const found = [...result.symbols]
     const key = (symbol: LspResult.LspSymbol) =>
       `${symbol.uri}:${symbol.selectionRange.start.line}:${symbol.selectionRange.start.character}:${symbol.name}`
     const known = new Set(found.map(key))
+    const unopened: Array<string> = []
     for (const project of loaded) {
-      // The survey chose a file that could be read; one changed since is passed over, not the search failed.
       const opened = yield* Effect.option(asking.open(services.path.join(workspace.path, project.file!)))
-      if (Option.isNone(opened)) continue
-      const located = opened.value
-      yield* instance.connection.request(methodOf("documentSymbol"), { textDocument: { uri: located.uri } })
-      const answer = yield* Requests.ask(instance, query, located.uri, workspace.uri)
+      if (Option.isNone(opened)) {
+        unopened.push(project.config)
+        continue
+      }
+      const { uri } = opened.value
+      const [, answer] = yield* Effect.all([
+        instance.connection.request(methodOf("documentSymbol"), { textDocument: { uri } }),
+        Requests.ask(instance, query, uri, workspace.uri)
+      ], { concurrency: "unbounded" })
       if (answer.kind !== "symbols") continue
       for (const symbol of answer.symbols) {
         if (!known.has(key(symbol))) {
@@ -266,7 +274,11 @@ const symbolsFrom = (
         }
       }
     }
-    return { ...result, symbols: found }
+    const merged = { ...result, symbols: found }
+    return unopened.length === 0 ? merged : flag(
+      merged,
+      notSearched(spec.providerId, unopened, "the file each was searched from could not be opened any more")
+    )
   })
 
 /**
