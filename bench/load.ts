@@ -146,17 +146,17 @@ const ownRss = (pid: number): number => {
   return match === null ? 0 : Number(match[1]) * 1024
 }
 
-const openSession = async (socket: string, cwd: string): Promise<Client> => {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [bin, "mcp", "--remote", socket, "--cwd", cwd],
-    cwd,
-    stderr: "ignore"
-  })
+const connect = async (args: ReadonlyArray<string>, cwd: string): Promise<Client> => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...args], cwd, stderr: "ignore" })
   const client = new Client({ name: "lsp-seam-bench", version: "0.0.0" })
   await client.connect(transport)
   return client
 }
+
+const openSession = (socket: string, cwd: string) => connect([bin, "mcp", "--remote", socket, "--cwd", cwd], cwd)
+
+/** The MCP floor: the SDK's own server over stdio, whose `lsp` tool answers at once (bench/support/mcpFloor.mjs). */
+const openFloor = (cwd: string) => connect([fileURLToPath(new URL("./support/mcpFloor.mjs", import.meta.url))], cwd)
 
 const mcpCall = async (client: Client, call: Call): Promise<boolean> => {
   const result = await client.callTool({
@@ -283,6 +283,8 @@ interface Run {
   readonly workspaces: ReadonlyArray<string>
   readonly calls: ReadonlyArray<Call>
   readonly sessions: ReadonlyArray<Client>
+  /** A session with the MCP floor (bench/support/mcpFloor.mjs), the reference of an MCP call. */
+  readonly floor: Client
   readonly size: ReturnType<typeof sizeOf>
 }
 
@@ -298,13 +300,34 @@ const commandStream = (run: Run, offset: number, until: number, phase: Sample["p
   )
 }
 
-/** The reference: one MCP session alone, then the command stream alone. */
+/** One MCP session alone until `until`, each call followed by the same call to the MCP floor (a pair). */
+const soloPairs = async (run: Run, until: number): Promise<Array<Sample>> => {
+  const samples: Array<Sample> = []
+  for (let i = 0; Date.now() < until; i++) {
+    const call = run.calls[i % run.calls.length]!
+    const timed = async (client: Client) => {
+      const start = performance.now()
+      const ok = await mcpCall(client, call).catch(() => false)
+      return { ok, ms: performance.now() - start }
+    }
+    const ours = await timed(run.sessions[0]!)
+    const floor = await timed(run.floor)
+    samples.push({
+      client: "mcp",
+      workspace: 0,
+      phase: "solo",
+      language: call.language,
+      operation: call.operation,
+      ...ours,
+      ...(floor.ok ? { floorMs: floor.ms } : {})
+    })
+  }
+  return samples
+}
+
+/** The reference: one MCP session alone (paired with the MCP floor), then the command stream alone. */
 const solo = async (run: Run) => [
-  ...await loop((call) => mcpCall(run.sessions[0]!, call), run.calls, 0, Date.now() + run.size.soloMs, {
-    client: "mcp",
-    workspace: 0,
-    phase: "solo"
-  }),
+  ...await soloPairs(run, Date.now() + run.size.soloMs),
   ...await commandStream(run, 0, Date.now() + run.size.soloMs, "solo")
 ]
 
@@ -358,6 +381,7 @@ export const measureLoad = async (options: Options, log: (message: string) => vo
   const runtime = ManagedRuntime.make(Layer.empty)
   const scope = await runtime.runPromise(Scope.make())
   const sessions: Array<Client> = []
+  let floor: Client | undefined
   try {
     const observer = await runtime.runPromise(
       Scope.extend(LspRemoteClient.make({ transport: LspRemoteClient.socket(daemon.socket) }), scope)
@@ -366,7 +390,8 @@ export const measureLoad = async (options: Options, log: (message: string) => vo
     for (let s = 0; s < size.workspaces * size.sessionsPerWorkspace; s++) {
       sessions.push(await openSession(daemon.socket, workspaces[s % size.workspaces]!))
     }
-    const run: Run = { socket: daemon.socket, workspaces, calls, sessions, size }
+    floor = await openFloor(workspaces[0]!)
+    const run: Run = { socket: daemon.socket, workspaces, calls, sessions, floor, size }
     const warmUpFailed = await warmUp(run)
     const warmUpRestarts = restartsOf(await runtime.runPromise(observer.status))
     log("load: the single clients, before")
@@ -385,6 +410,12 @@ export const measureLoad = async (options: Options, log: (message: string) => vo
       churn: load.churned,
       warmUp: { failed: warmUpFailed, restarts: warmUpRestarts },
       status: statusPart(workspaces, status.samples),
+      serverMemory: languages.flatMap((language) => {
+        const trees = after.servers.filter((s) => s.providerId === language).flatMap((s) =>
+          s.rssBytes === null || s.rssBytes === undefined ? [] : [s.rssBytes]
+        ).sort((a, b) => a - b)
+        return trees.length === 0 ? [] : [{ language, servers: trees.length, rss: trees[Math.floor(trees.length / 2)]! }]
+      }),
       daemonRss: { before: rssBefore, after: ownRss(daemon.pid) },
       after: {
         queued: after.queued,
@@ -397,7 +428,9 @@ export const measureLoad = async (options: Options, log: (message: string) => vo
       }
     }
   } finally {
-    await Promise.all(sessions.map((session) => session.close().catch(() => undefined)))
+    await Promise.all([...sessions, ...(floor === undefined ? [] : [floor])].map((session) =>
+      session.close().catch(() => undefined)
+    ))
     await runtime.runPromise(Scope.close(scope, Exit.void)).catch(() => undefined)
     await runtime.dispose()
     await daemon.stop()

@@ -359,6 +359,22 @@ export const memoryBudgetSection = (part: MemoryBudgetPart, options: Options): S
       }
     ],
     targets,
+    forUsers: [
+      {
+        figure: "the host's own memory (the daemon with no server / with 4 servers), without its servers",
+        ours: `${med((r) => r.idle).toFixed(1)} / ${med((r) => r.withFour).toFixed(1)} MiB`,
+        reference: `${med((r) => r.node).toFixed(1)} MiB (a bare node process)`,
+        ratio: `${(med((r) => r.idle) / med((r) => r.node)).toFixed(2)}× / ${
+          (med((r) => r.withFour) / med((r) => r.node)).toFixed(2)
+        }×`
+      },
+      {
+        figure: "the servers' memory under a maxMemory that fits two of three (most seen while the third started)",
+        ours: `${mib(e.maxTotal)} MiB`,
+        reference: `${mib(e.budget)} MiB budget + ${mib(e.server)} MiB (one server's start)`,
+        ratio: `${(e.maxTotal / (e.budget + e.server)).toFixed(2)}×`
+      }
+    ],
     notes: [
       "The budget samples every 5 s and before each start; the first stop comes at the next sample after the " +
       "third server started (the start itself found two servers within the budget).",

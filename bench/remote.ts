@@ -414,6 +414,20 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
       pass: judged === null ? null : fake.cost <= 0.5
     }
   ]
+  const forUsers = [
+    {
+      figure: "the first answer on a fresh machine: `lsp-seam query --remote auto` (starts the daemon and its server)",
+      ours: `${ms(command.cold.median)} ms`,
+      reference: `${ms(command.local.median)} ms (\`lsp-seam query\` starting its own server)`,
+      ratio: `${(command.cold.median / command.local.median).toFixed(2)}×`
+    },
+    {
+      figure: "a warm answer from the command line (`lsp-seam query … --remote auto`, spawn → exit)",
+      ours: `${ms(command.warm.median)} ms`,
+      reference: `${ms(command.node.median)} ms (\`node -e 0\`)`,
+      ratio: `${ratioSummary(command.warmOverNode)} (paired)`
+    }
+  ]
   return {
     id: "remote",
     title: "10. One warm host for many clients",
@@ -433,6 +447,7 @@ export const remoteSection = (part: RemotePart, options: Options): Section => {
       "difference of the medians.",
     tables,
     targets,
+    forUsers,
     data: {
       command: {
         ...command,

@@ -24,6 +24,18 @@ export interface Table {
   readonly rows: ReadonlyArray<ReadonlyArray<string>>
 }
 
+/**
+ * A figure users feel (a wait, a memory size), with its reference measured in the same run: gathered from every
+ * section into the table at the top of the report.
+ */
+export interface UserFigure {
+  readonly figure: string
+  readonly ours: string
+  readonly reference: string
+  /** Ours over the reference, as the section summarises it (paired where the runs were). */
+  readonly ratio: string
+}
+
 export interface Section {
   readonly id: string
   readonly title: string
@@ -32,6 +44,8 @@ export interface Section {
   readonly tables: ReadonlyArray<Table>
   readonly targets: ReadonlyArray<Target>
   readonly notes?: ReadonlyArray<string>
+  /** Its figures for the users' table at the top of the report. */
+  readonly forUsers?: ReadonlyArray<UserFigure>
   /** Every figure behind the tables, for the JSON report. */
   readonly data: unknown
   readonly seconds?: number
@@ -97,6 +111,15 @@ const ReportSchema = Schema.Struct({
       note: Schema.optionalWith(Schema.String, { exact: true })
     })),
     notes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+    forUsers: Schema.optionalWith(
+      Schema.Array(Schema.Struct({
+        figure: Schema.String,
+        ours: Schema.String,
+        reference: Schema.String,
+        ratio: Schema.String
+      })),
+      { exact: true }
+    ),
     data: Schema.Unknown,
     seconds: Schema.optionalWith(Schema.Number, { exact: true }),
     run: Schema.optionalWith(
@@ -154,6 +177,28 @@ const table = (t: Table): Array<string> => [
   ""
 ]
 
+/** The figures users feel, from every section that has some, each with its reference and the run behind it. */
+const usersTable = (report: Report): Array<string> => {
+  const rows = report.sections.flatMap((section) =>
+    (section.forUsers ?? []).map((f) =>
+      `| ${cell(f.figure)} | ${cell(f.ours)} | ${cell(f.reference)} | ${cell(f.ratio)} | ${
+        cell(`${section.title.replace(/^(\d+)\..*$/, "§$1")}${section.run === undefined ? "" : `, ${section.run.generatedAt.slice(0, 10)}`}`)
+      } |`
+    )
+  )
+  return rows.length === 0 ? [] : [
+    "## What users wait for",
+    "",
+    "What an agent's user feels, each figure beside its reference from the same run (the section that measured",
+    "it, and its date when it was kept from an earlier run). Medians unless the figure says otherwise.",
+    "",
+    "| figure | ours | reference (same run) | ratio | measured in |",
+    "| --- | ---: | ---: | ---: | --- |",
+    ...rows,
+    ""
+  ]
+}
+
 export const markdown = (report: Report): string => {
   const { machine } = report
   const lines: Array<string> = [
@@ -182,6 +227,7 @@ export const markdown = (report: Report): string => {
         ""
       ]
       : []),
+    ...usersTable(report),
     "## Targets",
     "",
     "| benchmark | target | goal | measured | verdict | note |",
