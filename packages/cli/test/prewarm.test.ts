@@ -9,6 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -162,6 +163,33 @@ describe("prewarm", () => {
       // "one" runs here already; room for one more server beside the two running.
       assert.strictEqual((yield* Ref.get(seen)).began.length, 1)
       assert.notInclude((yield* Ref.get(seen)).began, "a.one")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a warm-up's hover runs to its answer once its server is up: never cancelled while the server loads", () =>
+    Effect.gen(function*() {
+      const { dir, seen, service } = yield* setup
+      const interrupted = yield* Ref.make(0)
+      const watched = LspService.LspService.of({
+        ...service,
+        query: (request) => service.query(request).pipe(Effect.onInterrupt(() => Ref.update(interrupted, (n) => n + 1)))
+      })
+      // The status view shows each server up (idle) as soon as its warm-up has begun.
+      const byFile: Record<string, string> = { "a.one": "one", "b.two": "two", "c.three": "three" }
+      const status: Prewarm.Status = Effect.map(
+        Ref.get(seen),
+        ({ began }) =>
+          began.map((file) => ({ providerId: byFile[file]!, workspace: NodeFs.realpathSync(dir), state: "idle" }))
+      )
+      const warming = yield* Effect.fork(Prewarm.warm(watched, yield* config, dir, Option.some(status)))
+      while ((yield* Ref.get(seen)).began.length === 0) yield* Effect.yieldNow()
+      // Time passes while the first server "loads its project": its hover is still asked, the next not begun.
+      for (let second = 0; second < 30; second++) {
+        yield* TestClock.adjust("1 second")
+        yield* Effect.yieldNow()
+      }
+      assert.deepStrictEqual((yield* Ref.get(seen)).began, ["a.one"])
+      assert.strictEqual(yield* Ref.get(interrupted), 0)
+      yield* Fiber.interrupt(warming)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a host warms a workspace only once the query that named it has ended, and only the first time", () =>

@@ -3,9 +3,11 @@
  * hover at its start is asked of each, on a fiber that no query waits for, so that the first real query of a
  * session meets a started server. Every outcome of a warm-up is ignored.
  *
- * The host runs one query per server at a time, so a warm-up hover could hold up the session's first query
- * of that server. With a status view, a warm-up therefore ends (its hover cancelled) as soon as its server
- * is no longer starting: what it was for, the start, is done.
+ * A warm-up's hover runs to its answer, never cancelled: once a server is up it still loads its project
+ * (tsserver does so on the first open), which the session's first query of that server would wait for anyway;
+ * and a hover cancelled while the server is busy loading is settled only after the load, past the host's
+ * grace for a cancellation, so the host retired the server and the session's query started another
+ * (docs/decisions.md, "Many agents, one host").
  *
  * Nor may warming slow a query down by taking the machine: servers are warmed one at a time (starting a
  * language server is CPU-heavy, and eight at once on two cores made the query that triggered them ~0.5–1 s
@@ -75,20 +77,6 @@ const realPath = (path: string) => {
   }
 }
 
-/** Completes once `providerId`'s server for the workspace has started (polling the status view). */
-const started = (status: Status, providerId: string, workspace: string): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    while (true) {
-      const servers = yield* Effect.orElseSucceed(status, () => [])
-      if (
-        servers.some((server) =>
-          server.providerId === providerId && server.workspace === workspace && server.state !== "starting"
-        )
-      ) return
-      yield* Effect.sleep("100 millis")
-    }
-  })
-
 /**
  * The finds whose servers to warm: not those already running for the workspace, and no more than the host has
  * room for (`maxServers` less the servers it runs, when `status` tells): a warm-up beyond that would only
@@ -110,7 +98,7 @@ const worthWarming = (
 
 /**
  * Warms `workspaceRoot` now (the walk, then one hover per server found that is worth warming, one server after
- * the other, each ended once its server has started when `status` is given); never fails.
+ * the other, each to its answer); never fails.
  */
 export const warm = (
   service: LspService.LspServiceShape,
@@ -126,18 +114,13 @@ export const warm = (
     const targets = yield* worthWarming([...search.found.entries()], config.maxServers, canonical, status)
     yield* Effect.forEach(
       targets,
-      ([providerId, file]) => {
-        const hover = service.query({
+      ([, file]) =>
+        service.query({
           operation: "hover",
           filePath: path.join(workspaceRoot, file),
           position: { line: 0, character: 0 },
           workspaceRoot
-        }).pipe(Effect.ignore)
-        return Option.match(status, {
-          onNone: () => hover,
-          onSome: (view) => Effect.raceFirst(hover, started(view, providerId, canonical))
-        })
-      },
+        }).pipe(Effect.ignore),
       { discard: true }
     )
   }).pipe(Effect.catchAllCause(() => Effect.void), Effect.withSpan("lsp-seam.prewarm"))
