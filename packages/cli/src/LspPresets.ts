@@ -144,9 +144,9 @@ export const all: ReadonlyArray<Preset> = [
       command: "bash-language-server",
       args: ["start"],
       extensionToLanguage: { ".sh": "shellscript", ".bash": "shellscript" },
-      // Measured: until its background analysis is done a cold server answers nothing (no progress is
-      // reported); once it has been silent for a second, the first answer matched the warm one.
-      readiness: { quietMs: 1000 }
+      // Until its background analysis is done a cold server answers nothing, and it reports no progress; its
+      // log says when the analysis ended (or was skipped, or stopped at its own limits).
+      readiness: { quietMs: 0, readyLog: "BackgroundAnalysis: (Completed after|skipping|stopped|failed resolving)" }
     }
   },
   {

@@ -1,5 +1,5 @@
 import * as Servers from "./servers.js"
 import { coldSuite } from "./suites.js"
 
-// Settled by the preset's quiet period (readiness.quietMs), so every first answer equals the warm one.
+// Settled when its log says the background analysis ended (readiness.readyLog), so every first answer equals the warm one.
 coldSuite(Servers.bash)

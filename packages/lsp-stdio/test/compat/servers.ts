@@ -101,8 +101,8 @@ export const bash: Suite = {
     bash: {
       ...node("bash-language-server/out/cli.js", "start"),
       extensionToLanguage: { ".sh": "shellscript" },
-      // As the CLI preset: bash-language-server analyses the workspace without a progress signal.
-      readiness: { quietMs: 1000 }
+      // As the CLI preset: bash-language-server reports no progress; its log says when its analysis ended.
+      readiness: { quietMs: 0, readyLog: "BackgroundAnalysis: (Completed after|skipping|stopped|failed resolving)" }
     }
   },
   requires: [],
