@@ -112,6 +112,37 @@ const hoverIn = (dir: string) =>
     workspaceRoot: dir
   }) as const
 
+/**
+ * `dir` made a polyglot workspace: four roots of a Python server rooted by pyproject.toml (lib, the workspace
+ * itself through tools/, which has no marker, svc/api and svc/web) and a file of an unrooted server.
+ */
+const withRoots = (dir: string) => {
+  for (const file of ["a.one", "b.two", "c.three"]) NodeFs.rmSync(NodePath.join(dir, file))
+  for (
+    const file of [
+      "lib/pyproject.toml",
+      "lib/z.py",
+      "tools/a.py",
+      "svc/api/pyproject.toml",
+      "svc/api/x.py",
+      "svc/web/pyproject.toml",
+      "svc/web/y.py",
+      "m.one"
+    ]
+  ) {
+    NodeFs.mkdirSync(NodePath.dirname(NodePath.join(dir, file)), { recursive: true })
+    NodeFs.writeFileSync(NodePath.join(dir, file), "x = 1\n")
+  }
+  return dir
+}
+
+const rootedConfig = StdioConfig.decode({
+  servers: {
+    py: { command: "unused", extensionToLanguage: { py: "python" }, rootMarkers: [["pyproject.toml", "setup.py"]] },
+    one: { command: "unused", extensionToLanguage: { one: "one" } }
+  }
+})
+
 describe("prewarm", () => {
   it.scopedLive("warms one server at a time, each after the previous warm-up has ended", () =>
     Effect.gen(function*() {
@@ -190,6 +221,27 @@ describe("prewarm", () => {
       assert.deepStrictEqual((yield* Ref.get(seen)).began, ["a.one"])
       assert.strictEqual(yield* Ref.get(interrupted), 0)
       yield* Fiber.interrupt(warming)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("warms a server rooted per project once per root its markers find (bounded), each server's first root first", () =>
+    Effect.gen(function*() {
+      const { dir, release, seen, service } = yield* setup
+      yield* Effect.forkScoped(Effect.forEach([0, 1, 2, 3, 4], release, { discard: true }))
+      yield* Prewarm.warm(service, yield* rootedConfig, withRoots(dir))
+      assert.deepStrictEqual((yield* Ref.get(seen)).began, ["z.py", "m.one", "a.py", "x.py"])
+      assert.strictEqual(Prewarm.maxRootsPerServer, 3)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("skips a root whose server already runs, not the server's other roots", () =>
+    Effect.gen(function*() {
+      const { dir, release, seen, service } = yield* setup
+      const canonical = NodeFs.realpathSync(withRoots(dir))
+      const status: Prewarm.Status = Effect.succeed([
+        { providerId: "py", workspace: canonical, root: NodePath.join(canonical, "lib"), state: "idle" }
+      ])
+      yield* Effect.forkScoped(Effect.forEach([0, 1, 2, 3, 4], release, { discard: true }))
+      yield* Prewarm.warm(service, yield* rootedConfig, dir, Option.some(status))
+      assert.deepStrictEqual((yield* Ref.get(seen)).began, ["m.one", "a.py", "x.py"])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a host warms a workspace only once the query that named it has ended, and only the first time", () =>

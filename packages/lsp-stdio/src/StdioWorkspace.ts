@@ -70,3 +70,67 @@ export const findFiles = (
       )
     return yield* WorkspaceFiles.findFiles(services.files, services.path, root, textTargets, maxEntries)
   })
+
+/**
+ * A server that is rooted per project (`rootMarkers`), looked for in a workspace: which roots hold its files.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RootedTarget extends Target {
+  /** The server's root markers, names only (a nested list of the configuration flattened). */
+  readonly rootMarkers: ReadonlyArray<string>
+}
+
+/**
+ * One file per root of `target` in `root`, breadth first, at most `maxRoots`: the directories that hold one
+ * of its markers and the workspace itself, each with the first file of the target's under it (nearer no other
+ * marker) that the host could open. What a host warms so that the roots queries will likely name have their
+ * servers started; the host still roots each query itself (marker priority included). Bounded like
+ * `findFiles`; never fails.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const findRootFiles = (
+  root: string,
+  target: RootedTarget,
+  maxRoots: number,
+  maxEntries: number = defaultMaxEntries
+): Effect.Effect<
+  ReadonlyArray<{ readonly root: string; readonly file: string }>,
+  never,
+  FileSystem.FileSystem | Path.Path
+> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const services = { files: FileAccess.platform(yield* FileSystem.FileSystem), path }
+    const workspace = yield* Effect.option(resolveWorkspaceWith(services, root))
+    if (workspace._tag === "None" || maxRoots <= 0) return []
+    const survey = yield* WorkspaceFiles.findProjects(
+      services.files,
+      path,
+      workspace.value.path,
+      target.rootMarkers,
+      target.extensions,
+      maxEntries
+    )
+    const roots = new Set(survey.markers.map((marker) => path.dirname(marker)))
+    /** The nearest directory at or above `relative`'s that holds a marker; "." for the workspace. */
+    const rootOf = (relative: string) => {
+      for (let at = path.dirname(relative); at !== "."; at = path.dirname(at)) if (roots.has(at)) return at
+      return "."
+    }
+    const found = new Map<string, string>()
+    for (const file of survey.files) {
+      const at = rootOf(file)
+      if (found.has(at)) continue
+      const readable = yield* readSourceWith(services, workspace.value, file, target.maxBytes).pipe(
+        Effect.as(true),
+        Effect.orElseSucceed(() => false)
+      )
+      if (readable) found.set(at, file)
+      if (found.size >= maxRoots) break
+    }
+    return [...found].map(([at, file]) => ({ root: at, file }))
+  })

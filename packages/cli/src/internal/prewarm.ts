@@ -1,7 +1,8 @@
 /**
- * Prewarming: when a workspace is first seen, a bounded walk finds one file per configured server and one
- * hover at its start is asked of each, on a fiber that no query waits for, so that the first real query of a
- * session meets a started server. Every outcome of a warm-up is ignored.
+ * Prewarming: when a workspace is first seen, a bounded walk finds one file per configured server (for a server
+ * rooted per project, one per root its markers find, up to `maxRootsPerServer`) and one hover at its start is
+ * asked of each, on a fiber that no query waits for, so that the first real query of a session meets a started
+ * server. Every outcome of a warm-up is ignored.
  *
  * A warm-up's hover runs to its answer, never cancelled: once a server is up it still loads its project
  * (tsserver does so on the first open), which the session's first query of that server would wait for anyway;
@@ -63,9 +64,17 @@ const targetsOf = (config: StdioConfig.StdioConfig, warmData: boolean): Readonly
     maxBytes: server.maxDocumentBytes
   }))
 
-/** What a warm-up needs of a status view: which servers run, for which workspace, in which state. */
+/**
+ * What a warm-up needs of a status view: which servers run, for which workspace and root (the workspace when
+ * the view gives none), in which state.
+ */
 export type Status = Effect.Effect<
-  ReadonlyArray<{ readonly providerId: string; readonly workspace: string; readonly state: string }>,
+  ReadonlyArray<{
+    readonly providerId: string
+    readonly workspace: string
+    readonly root?: string | null | undefined
+    readonly state: string
+  }>,
   unknown
 >
 
@@ -77,28 +86,89 @@ const realPath = (path: string) => {
   }
 }
 
+/** How many roots of one server (projects found by its `rootMarkers`) a workspace's warm-up starts, at most. */
+export const maxRootsPerServer = 3
+
+/** A server to warm: which, for which root (canonical), through which file (relative to the workspace). */
+interface Candidate {
+  readonly providerId: string
+  readonly root: string
+  readonly file: string
+}
+
+const markersOf = (server: StdioConfig.ServerConfig): ReadonlyArray<string> =>
+  server.rootMarkers.flatMap((entry) => typeof entry === "string" ? [entry] : entry)
+
 /**
- * The finds whose servers to warm: not those already running for the workspace, and no more than the host has
- * room for (`maxServers` less the servers it runs, when `status` tells): a warm-up beyond that would only
+ * What the walk found to warm: per server, a file of the workspace; for a server rooted per project, a file
+ * of each root (up to `maxRootsPerServer`). Each server's first root comes before any server's second, so
+ * that what the host has room for goes to the servers a query will most likely need.
+ */
+const candidatesOf = (
+  config: StdioConfig.StdioConfig,
+  workspaceRoot: string,
+  canonical: string,
+  warmData: boolean
+): Effect.Effect<ReadonlyArray<Candidate>, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const targets = targetsOf(config, warmData)
+    const rooted = (id: string) => markersOf(config.servers[id]!)
+    const search = yield* StdioWorkspace.findFiles(
+      workspaceRoot,
+      targets.filter((target) => rooted(target.id).length === 0),
+      maxEntries
+    )
+    const perServer = yield* Effect.forEach(targets, (target): Effect.Effect<
+      ReadonlyArray<Candidate>,
+      never,
+      FileSystem.FileSystem | Path.Path
+    > => {
+      const markers = rooted(target.id)
+      if (markers.length === 0) {
+        const file = search.found.get(target.id)
+        return Effect.succeed(file === undefined ? [] : [{ providerId: target.id, root: canonical, file }])
+      }
+      return Effect.map(
+        StdioWorkspace.findRootFiles(workspaceRoot, { ...target, rootMarkers: markers }, maxRootsPerServer, maxEntries),
+        (found) =>
+          found.map(({ file, root }) => ({
+            providerId: target.id,
+            root: root === "." ? canonical : path.join(canonical, root),
+            file
+          }))
+      )
+    })
+    const rounds = Math.max(0, ...perServer.map((found) => found.length))
+    return Array.from({ length: rounds }, (_, round) => perServer.flatMap((found) => found.slice(round, round + 1)))
+      .flat()
+  })
+
+/**
+ * The candidates worth warming: not those whose server already runs for that root, and no more than the host
+ * has room for (`maxServers` less the servers it runs, when `status` tells): a warm-up beyond that would only
  * evict a server, perhaps the very one the session is using.
  */
 const worthWarming = (
-  found: ReadonlyArray<readonly [string, string]>,
+  found: ReadonlyArray<Candidate>,
   maxServers: number,
   workspace: string,
   status: Option.Option<Status>
-): Effect.Effect<ReadonlyArray<readonly [string, string]>> =>
+): Effect.Effect<ReadonlyArray<Candidate>> =>
   Effect.map(
     Option.match(status, { onNone: () => Effect.succeed([]), onSome: (view) => Effect.orElseSucceed(view, () => []) }),
     (running) => {
-      const here = new Set(running.filter((server) => server.workspace === workspace).map((s) => s.providerId))
-      return found.filter(([providerId]) => !here.has(providerId)).slice(0, Math.max(0, maxServers - running.length))
+      const here = new Set(
+        running.filter((server) => server.workspace === workspace).map((s) => `${s.providerId} ${s.root ?? workspace}`)
+      )
+      return found.filter((candidate) => !here.has(`${candidate.providerId} ${candidate.root}`))
+        .slice(0, Math.max(0, maxServers - running.length))
     }
   )
 
 /**
- * Warms `workspaceRoot` now (the walk, then one hover per server found that is worth warming, one server after
- * the other, each to its answer); never fails.
+ * Warms `workspaceRoot` now (the walk, then one hover per server and root found that is worth warming, one
+ * after the other, each to its answer); never fails.
  */
 export const warm = (
   service: LspService.LspServiceShape,
@@ -109,12 +179,12 @@ export const warm = (
 ): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
-    const search = yield* StdioWorkspace.findFiles(workspaceRoot, targetsOf(config, warmData), maxEntries)
     const canonical = realPath(workspaceRoot)
-    const targets = yield* worthWarming([...search.found.entries()], config.maxServers, canonical, status)
+    const candidates = yield* candidatesOf(config, workspaceRoot, canonical, warmData)
+    const targets = yield* worthWarming(candidates, config.maxServers, canonical, status)
     yield* Effect.forEach(
       targets,
-      ([, file]) =>
+      ({ file }) =>
         service.query({
           operation: "hover",
           filePath: path.join(workspaceRoot, file),
