@@ -99,8 +99,11 @@ export const load = (
     // The queried file's project first; then the others, each loaded by a file it includes.
     const others = survey.projects.filter((project) => project !== own)
     const loadable = others.filter((project) => project.file !== undefined)
-    const kept = loadable.slice(0, config.maxProjects - 1)
-    const over = loadable.slice(config.maxProjects - 1).map((project) => project.config)
+    // The queried file's own project is one of the `maxProjects`; a file in none (a loose script at the root, the
+    // file a workspace search opens) leaves every place to the others.
+    const places = config.maxProjects - (own === undefined ? 0 : 1)
+    const kept = loadable.slice(0, places)
+    const over = loadable.slice(places).map((project) => project.config)
 
     let partial: LspResult.IncompleteReason | undefined = survey.complete ? undefined : notSurveyed(spec.providerId)
     if (spec.config.documentSync !== "retained") {
