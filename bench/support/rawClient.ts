@@ -162,7 +162,12 @@ export class RawClient {
    * floor of any client that must stay disk-true. A client uses this or `query`, never both.
    */
   async queryKeepOpen(query: Query): Promise<unknown> {
-    const path = Path.resolve(this.workspace, query.file)
+    return this.ask(await this.open(query.file), query)
+  }
+
+  /** Opens `file` (relative to the workspace) and keeps it open, as `queryKeepOpen` does; its URI. */
+  async open(file: string): Promise<string> {
+    const path = Path.resolve(this.workspace, file)
     const uri = pathToFileURL(path).href
     if (!this.opened.has(uri)) {
       const text = await Fs.promises.readFile(path, "utf8")
@@ -173,7 +178,12 @@ export class RawClient {
         params: { textDocument: { uri, languageId: this.spec.languageId, version: 1, text } }
       })
     }
-    return this.ask(uri, query)
+    return uri
+  }
+
+  /** Any request, sent as it is (scripts/monorepoCounts.ts asks call hierarchies and workspace symbols). */
+  call(method: string, params: unknown): Promise<unknown> {
+    return this.request(method, params)
   }
 
   private ask(uri: string, query: Query): Promise<unknown> {

@@ -385,7 +385,13 @@ const program = Effect.gen(function*() {
     yield* Effect.sync(() => process.stderr.write(`measuring ${suite.name}\n`))
     reports.push(yield* measure(suite))
   }
-  NodeFs.writeFileSync(output, render(reports, skipped, started))
+  // Sections other runs write between their markers (coldRuns.ts, bench/monorepoCounts.ts) are kept as they are.
+  const previous = NodeFs.existsSync(output) ? NodeFs.readFileSync(output, "utf8") : ""
+  const kept = [...previous.matchAll(/<!-- ([a-z-]+):start -->[\s\S]*?<!-- \1:end -->/g)].map((match) => match[0])
+  NodeFs.writeFileSync(
+    output,
+    [render(reports, skipped, started), ...kept].join("\n\n") + (kept.length > 0 ? "\n" : "")
+  )
   yield* Effect.sync(() => process.stderr.write(`wrote ${output}\n`))
 })
 

@@ -1,0 +1,119 @@
+/**
+ * The cold compatibility suites run again and again on a loaded machine: `npx tsx
+ * packages/lsp-stdio/test/compat/coldRuns.ts [rounds]` (default 20) runs every `*.cold.test.ts` once per round
+ * (each query of each on a fresh server) while the machine does other work, and writes what it saw into the
+ * section of docs/compatibility.md between the `cold-runs` markers: per suite, rounds passed, and the load
+ * average during the rounds. A suite that failed names its failed queries. report.ts keeps the section when it
+ * rewrites the rest of the file.
+ */
+import * as ChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+
+const startMarker = "<!-- cold-runs:start -->"
+const endMarker = "<!-- cold-runs:end -->"
+const here = import.meta.dirname
+const packageDirectory = NodePath.resolve(here, "../..")
+const repository = NodePath.resolve(packageDirectory, "../..")
+const output = NodePath.join(repository, "docs", "compatibility.md")
+
+const rounds = Number(process.argv[2] ?? "20")
+const suites = NodeFs.readdirSync(here).filter((name) => name.endsWith(".cold.test.ts")).sort()
+
+interface Outcome {
+  readonly passed: boolean
+  readonly failed: ReadonlyArray<string>
+  readonly seconds: number
+}
+
+/** One suite, once, in a vitest process of its own; the failed tests' names from its JSON report. */
+const runOnce = (suite: string): Outcome => {
+  const report = NodePath.join(NodeOs.tmpdir(), `lsp-seam-cold-${process.pid}.json`)
+  const started = performance.now()
+  const run = ChildProcess.spawnSync(
+    "npx",
+    ["vitest", "run", `test/compat/${suite}`, "--reporter=json", `--outputFile=${report}`],
+    { cwd: packageDirectory, encoding: "utf8", env: { ...process.env, CI: "true" } }
+  )
+  const seconds = (performance.now() - started) / 1000
+  let failed: Array<string> = []
+  try {
+    const json: unknown = JSON.parse(NodeFs.readFileSync(report, "utf8"))
+    const files = typeof json === "object" && json !== null && "testResults" in json && Array.isArray(json.testResults)
+      ? json.testResults
+      : []
+    failed = files.flatMap((file: unknown) =>
+      typeof file === "object" && file !== null && "assertionResults" in file && Array.isArray(file.assertionResults)
+        ? file.assertionResults.flatMap((test: unknown) =>
+          typeof test === "object" && test !== null && "status" in test && test.status === "failed" &&
+            "title" in test && typeof test.title === "string"
+            ? [test.title]
+            : []
+        )
+        : []
+    )
+  } catch {
+    failed = [`no report (exit ${run.status}): ${run.stderr.slice(-300)}`]
+  } finally {
+    NodeFs.rmSync(report, { force: true })
+  }
+  return { passed: run.status === 0 && failed.length === 0, failed, seconds }
+}
+
+/** Writes what the rounds so far saw (after each round, so a run cut short still says how far it got). */
+const write = (done: number) => {
+  const sortedLoads = [...loads].sort((a, b) => a - b)
+  const lines = [
+    startMarker,
+    "## Cold runs on a loaded machine",
+    "",
+    `Written by \`npx tsx packages/lsp-stdio/test/compat/coldRuns.ts ${rounds}\` on ${
+      started.toISOString().slice(0, 10)
+    }: ` +
+    `every cold suite (each query on a fresh server, the first answer compared with the recorded one), ${done} of ` +
+    `${rounds} rounds in a row, on ${NodeOs.cpus().length} cores (Node ${process.version}) while other CPU-heavy work ran ` +
+    `(1-minute load average after each suite: min ${sortedLoads[0]!.toFixed(1)}, median ${
+      sortedLoads[Math.floor(sortedLoads.length / 2)]!.toFixed(1)
+    }, max ${sortedLoads[sortedLoads.length - 1]!.toFixed(1)}).`,
+    "",
+    "| suite | rounds passed | seconds per round (median) | failed queries |",
+    "| --- | ---: | ---: | --- |",
+    ...suites.map((suite) => {
+      const outcomes = results.get(suite)!
+      const seconds = outcomes.map((o) => o.seconds).sort((a, b) => a - b)
+      const failed = [...new Set(outcomes.flatMap((o) => o.failed))]
+      return `| ${suite.replace(".cold.test.ts", "")} | ${
+        outcomes.filter((o) => o.passed).length
+      } of ${outcomes.length} | ${seconds[Math.floor(seconds.length / 2)]!.toFixed(1)} | ${
+        failed.join("; ").replace(/\|/g, "\\|")
+      } |`
+    }),
+    "",
+    endMarker
+  ]
+  const text = NodeFs.readFileSync(output, "utf8")
+  const at = text.indexOf(startMarker)
+  const end = text.indexOf(endMarker)
+  const next = at >= 0 && end > at
+    ? `${text.slice(0, at)}${lines.join("\n")}${text.slice(end + endMarker.length)}`
+    : `${text.trimEnd()}\n\n${lines.join("\n")}\n`
+  NodeFs.writeFileSync(output, next)
+  process.stderr.write(`wrote ${output}\n`)
+}
+
+const started = new Date()
+const loads: Array<number> = []
+const results = new Map<string, Array<Outcome>>(suites.map((suite) => [suite, []]))
+for (let round = 1; round <= rounds; round++) {
+  for (const suite of suites) {
+    const outcome = runOnce(suite)
+    results.get(suite)!.push(outcome)
+    loads.push(NodeOs.loadavg()[0]!)
+    process.stderr.write(
+      `round ${round}/${rounds} ${suite}: ${outcome.passed ? "passed" : `FAILED ${outcome.failed.join("; ")}`} ` +
+        `(${outcome.seconds.toFixed(1)} s, load ${NodeOs.loadavg()[0]!.toFixed(1)})\n`
+    )
+  }
+  write(round)
+}
