@@ -20,6 +20,7 @@ const config: ViteUserConfig = {
       ...alias("lsp-stdio"),
       ...alias("lsp-remote"),
       ...alias("tool-lsp"),
+      ...alias("setup"),
       ...alias("cli")
     }
   },

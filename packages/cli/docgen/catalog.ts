@@ -5,12 +5,11 @@
  */
 import { type LspError, LspErrorRead, LspQuery, LspResult } from "@lsp-seam/lsp"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
+import { LspConfigFile, LspPresets } from "@lsp-seam/setup"
 import { LspMcp, LspToolConfig, LspToolInput, LspToolOutput, LspToolPrompt } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Predicate from "effect/Predicate"
-import * as LspConfigFile from "../src/LspConfigFile.js"
-import * as LspPresets from "../src/LspPresets.js"
 
 type Json = Readonly<Record<string, unknown>>
 

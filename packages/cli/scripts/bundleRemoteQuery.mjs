@@ -22,9 +22,10 @@ const require = createRequire(import.meta.url)
 const packageDist = (name) => Path.dirname(require.resolve(name))
 const tool = packageDist("@lsp-seam/tool-lsp")
 const remote = packageDist("@lsp-seam/lsp-remote")
+const setup = packageDist("@lsp-seam/setup")
 const entry = [
   `import * as Query from ${JSON.stringify(Path.join(dist, "internal/remoteQuery.js"))}`,
-  `import * as RemoteModules from ${JSON.stringify(Path.join(dist, "internal/remoteModules.js"))}`,
+  `import * as RemoteModules from ${JSON.stringify(Path.join(setup, "internal/remoteModules.js"))}`,
   `import * as Handler from ${JSON.stringify(Path.join(tool, "LspToolHandler.js"))}`,
   `import * as Session from ${JSON.stringify(Path.join(tool, "LspSession.js"))}`,
   `import * as Input from ${JSON.stringify(Path.join(tool, "LspToolInput.js"))}`,

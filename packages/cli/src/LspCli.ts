@@ -30,6 +30,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { LspError, LspExtension, LspService } from "@lsp-seam/lsp"
 import { LspStdio } from "@lsp-seam/lsp-stdio"
+import { LspConfigFile } from "@lsp-seam/setup"
 import { LspMcp, LspMcpStdio, LspSession, LspToolHandler, LspToolInput } from "@lsp-seam/tool-lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -50,7 +51,6 @@ import * as RemoteDoctor from "./internal/remoteDoctor.js"
 import * as RemoteOptions from "./internal/remoteOptions.js"
 import { serve } from "./internal/serve.js"
 import { version } from "./internal/version.js"
-import * as LspConfigFile from "./LspConfigFile.js"
 
 /**
  * Everything the command needs from its environment: the platform (`NodeContext.layer`) and where to write.

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
+import { LspSeam } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { LspSeam } from "../src/index.js"
 import { fakeServer } from "./support/cli.js"
 import { alive, fakeWorkspace, processesWith, serve, startedPids, waitFor } from "./support/remote.js"
 

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { StdioConfig, type StdioStatus } from "@lsp-seam/lsp-stdio"
+import type { LspConfigFile } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Doctor from "../src/internal/doctor.js"
 import * as MemoryReport from "../src/internal/memoryReport.js"
 import * as RemoteDoctor from "../src/internal/remoteDoctor.js"
-import type * as LspConfigFile from "../src/LspConfigFile.js"
 
 const MiB = 1024 * 1024
 

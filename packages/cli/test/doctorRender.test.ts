@@ -2,11 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
 import type { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
+import type { LspConfigFile } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Doctor from "../src/internal/doctor.js"
 import type * as DoctorProbe from "../src/internal/doctorProbe.js"
-import type * as LspConfigFile from "../src/LspConfigFile.js"
 
 const loaded = Effect.map(
   StdioConfig.decode({

@@ -1,8 +1,8 @@
 /**
- * The library as an Effect team adopts it: the four library packages packed (`npm pack`), installed from their
+ * The library as an Effect team adopts it: the five library packages packed (`npm pack`), installed from their
  * tarballs into a fresh project beside `effect` and the `@effect/*` peers from the registry, pinned to the
- * versions this repository runs, then `test/fixtures/embed/main.ts` type-checked there and run. No skip: an
- * unreachable registry fails the test.
+ * versions this repository runs, then `test/fixtures/embed/main.ts` type-checked there and run. The command
+ * line is not installed, and nothing pulls `@effect/cli` in. No skip: an unreachable registry fails the test.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
@@ -12,7 +12,7 @@ import * as NodePath from "node:path"
 import { scopedTempDir } from "./support/cli.js"
 
 const root = NodePath.resolve(import.meta.dirname, "..", "..", "..")
-const libraries = ["lsp", "lsp-stdio", "lsp-remote", "tool-lsp"] as const
+const libraries = ["lsp", "lsp-stdio", "lsp-remote", "tool-lsp", "setup"] as const
 const fixture = NodePath.join(import.meta.dirname, "fixtures", "embed")
 const fakeServer = NodePath.join(root, "packages", "lsp-stdio", "test", "fixtures", "fake-server.mjs")
 
@@ -78,7 +78,8 @@ const Seen = Schema.parseJson(Schema.Struct({
     })
   }),
   timeout: Schema.String,
-  family: Schema.String
+  family: Schema.String,
+  auto: Schema.String
 }))
 
 describe("embedding the packed libraries in a fresh Effect 3 project", () => {
@@ -124,6 +125,12 @@ describe("embedding the packed libraries in a fresh Effect 3 project", () => {
           l.length > 0
         )
         assert.deepStrictEqual(copies, [NodePath.join(app, "node_modules", "effect")], "one copy of effect")
+        const cli = (yield* run("npm", ["ls", "--all", "--parseable"], app)).split("\n").filter((line) =>
+          line.includes(`${NodePath.sep}@lsp-seam${NodePath.sep}cli`) ||
+          line.includes(`${NodePath.sep}@effect${NodePath.sep}cli`)
+        )
+        assert.deepStrictEqual(cli, [], "neither @lsp-seam/cli nor @effect/cli is installed")
+        assert.isTrue(NodeFs.existsSync(NodePath.join(app, "node_modules", "@lsp-seam", "setup")))
 
         for (const file of ["main.ts", "tsconfig.json"]) {
           NodeFs.copyFileSync(NodePath.join(fixture, file), NodePath.join(app, file))
@@ -140,6 +147,7 @@ describe("embedding the packed libraries in a fresh Effect 3 project", () => {
         assert.match(seen.mcp.late.content[0]?.text ?? "", /^error\[LSP_TIMEOUT\]: /)
         assert.strictEqual(seen.timeout, "caught LspTimeoutError LSP_TIMEOUT")
         assert.strictEqual(seen.family, "LspTimeoutError")
+        assert.match(seen.auto, /^LSP_INVALID_CONFIG .*npm install @lsp-seam\/cli/)
       }),
     { timeout: 600_000 }
   )

@@ -1,6 +1,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PlatformCommand from "@effect/platform/Command"
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import { LspPresets } from "@lsp-seam/setup"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Context from "effect/Context"
@@ -11,7 +12,6 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as LspPresets from "../src/LspPresets.js"
 import { bin, fakeServer, tempDir, workspace } from "./support/cli.js"
 
 // An independent MCP client (the official TypeScript SDK) spawns the compiled `lsp-seam mcp` over stdio.

@@ -1,11 +1,11 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { LspRpc } from "@lsp-seam/lsp-remote"
+import { LspDaemon, LspRemoteConnection } from "@lsp-seam/setup"
 import { LspToolConfig, LspToolInput } from "@lsp-seam/tool-lsp"
 import { Effect, Either, FastCheck } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as DaemonIdentity from "../src/internal/daemonIdentity.js"
 import * as QuickQuery from "../src/internal/quickQuery.js"
 import { parse } from "../src/internal/remoteQuery.js"
 import { scopedTempDir } from "./support/cli.js"
@@ -75,7 +75,7 @@ describe("the remote query's edge", () => {
       const config = NodePath.join(dir, "lsp-seam.json")
       NodeFs.writeFileSync(config, JSON.stringify({ $schema: "x", servers: {} }))
       const environments = [{ PATH: "" }, { PATH: bin }, { PATH: `relative:${bin}:/nonexistent` }]
-      const sources: ReadonlyArray<DaemonIdentity.ConfigSource> = [
+      const sources: ReadonlyArray<LspDaemon.ConfigSource> = [
         { _tag: "Presets" },
         { _tag: "File", path: config },
         { _tag: "Inline", config: { servers: { a: { command: "x" } } } }
@@ -83,15 +83,15 @@ describe("the remote query's edge", () => {
       const fingerprints = new Set<string>()
       for (const environment of environments) {
         for (const source of sources) {
-          const expected = yield* DaemonIdentity.identify(source, environment)
-          assert.deepStrictEqual(DaemonIdentity.identifySync(source, environment), expected)
+          const expected = yield* LspRemoteConnection.identifyDaemon(source, environment)
+          assert.deepStrictEqual(LspDaemon.identifySync(source, environment), expected)
           fingerprints.add(expected.fingerprint)
         }
       }
       assert.isAtLeast(fingerprints.size, 4, "the cases differ")
       // A file that cannot be read or parsed is the full client's to report.
       NodeFs.writeFileSync(config, "{")
-      assert.isUndefined(DaemonIdentity.identifySync({ _tag: "File", path: config }))
-      assert.isUndefined(DaemonIdentity.identifySync({ _tag: "File", path: NodePath.join(dir, "none.json") }))
+      assert.isUndefined(LspDaemon.identifySync({ _tag: "File", path: config }))
+      assert.isUndefined(LspDaemon.identifySync({ _tag: "File", path: NodePath.join(dir, "none.json") }))
     }).pipe(Effect.provide(NodeContext.layer)))
 })

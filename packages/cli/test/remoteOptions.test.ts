@@ -1,34 +1,33 @@
 import { assert, describe, it } from "@effect/vitest"
+import { LspRemoteTarget } from "@lsp-seam/setup"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as NodePath from "node:path"
-import { canonicalJson } from "../src/internal/daemonIdentity.js"
 import * as IdleExit from "../src/internal/idleExit.js"
 import * as RemoteQuery from "../src/internal/remoteQuery.js"
-import * as RemoteTarget from "../src/internal/remoteTarget.js"
 import { parseListen } from "../src/internal/serve.js"
 
 describe("--remote", () => {
   it("auto, a socket path (resolved) or an http/ws URL (the WebSocket path added)", () => {
-    assert.deepStrictEqual(RemoteTarget.parse("auto"), Either.right({ _tag: "Auto" }))
+    assert.deepStrictEqual(LspRemoteTarget.parse("auto"), Either.right({ _tag: "Auto" }))
     assert.deepStrictEqual(
-      RemoteTarget.parse("run/host.sock"),
+      LspRemoteTarget.parse("run/host.sock"),
       Either.right({ _tag: "Socket", path: NodePath.resolve("run/host.sock") })
     )
     assert.deepStrictEqual(
-      RemoteTarget.parse("http://127.0.0.1:7777"),
+      LspRemoteTarget.parse("http://127.0.0.1:7777"),
       Either.right({ _tag: "WebSocket", url: "ws://127.0.0.1:7777/lsp-seam" })
     )
     assert.deepStrictEqual(
-      RemoteTarget.parse("ws://[::1]:7777/lsp-seam"),
+      LspRemoteTarget.parse("ws://[::1]:7777/lsp-seam"),
       Either.right({ _tag: "WebSocket", url: "ws://[::1]:7777/lsp-seam" })
     )
-    assert.isTrue(Either.isLeft(RemoteTarget.parse("ftp://host:21")))
-    assert.isTrue(Either.isLeft(RemoteTarget.parse("http://host")))
-    assert.isTrue(Either.isLeft(RemoteTarget.parse("")))
+    assert.isTrue(Either.isLeft(LspRemoteTarget.parse("ftp://host:21")))
+    assert.isTrue(Either.isLeft(LspRemoteTarget.parse("http://host")))
+    assert.isTrue(Either.isLeft(LspRemoteTarget.parse("")))
   })
 
   it("the fast path takes the query's own options and leaves everything else to the full command", () => {
@@ -81,14 +80,4 @@ describe("serve's options", () => {
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(idle)
     }))
-})
-
-describe("the daemon's fingerprint input", () => {
-  it("canonical JSON: key order does not matter, undefined members are dropped", () => {
-    assert.strictEqual(
-      canonicalJson({ b: [1, { d: 1, c: 2 }], a: "x", u: undefined }),
-      `{"a":"x","b":[1,{"c":2,"d":1}]}`
-    )
-    assert.strictEqual(canonicalJson({ a: 1, b: 2 }), canonicalJson({ b: 2, a: 1 }))
-  })
 })

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
+import { LspSeam } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { LspSeam } from "../src/index.js"
 import { fakeServer, runCli, scopedTempDir } from "./support/cli.js"
 import { descendantsOf, fakeWorkspace, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
 

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { LspSeam } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
-import { LspSeam } from "../src/index.js"
 import { runCli, scopedTempDir } from "./support/cli.js"
 import { alive, fakeWorkspace, processesWith, selfSigned, serve, startedPids, waitFor } from "./support/remote.js"
 

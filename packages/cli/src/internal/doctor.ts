@@ -4,8 +4,8 @@
  */
 import { LspQuery } from "@lsp-seam/lsp"
 import type { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
+import type { LspConfigFile } from "@lsp-seam/setup"
 import * as Option from "effect/Option"
-import type * as LspConfigFile from "../LspConfigFile.js"
 import type * as DoctorProbe from "./doctorProbe.js"
 import * as MemoryReport from "./memoryReport.js"
 

@@ -2,7 +2,7 @@
  * The edge of `lsp-seam query <op> <file:line:col> --remote auto|PATH`: the common warm query answered without
  * the Effect runtime, `@effect/rpc` or the seam's Schemas, whose loading cost a warm query more than Node's own
  * start (docs/decisions.md, "A warm remote query in Node's start time"). It finds the daemon as `daemon.ts`
- * does (`DaemonIdentity.identifySync`), greets it and asks it over the host's RPC (`edgeWire.ts`), checks the
+ * does (`LspDaemon.identifySync`), greets it and asks it over the host's RPC (`edgeWire.ts`), checks the
  * answer (`LspResultRead.plainLocations` or `plainHover`, held to the schema by property tests) and renders it
  * with the tool's renderer.
  *
@@ -17,15 +17,14 @@
 import { LspErrorRead, LspResultRead } from "@lsp-seam/lsp"
 import type { LspQuery } from "@lsp-seam/lsp"
 import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
+import { LspDaemon, LspRemoteTarget } from "@lsp-seam/setup"
 import { type LspToolInput, LspToolRender } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
-import * as DaemonIdentity from "./daemonIdentity.js"
 import * as EdgeWire from "./edgeWire.js"
 import { queryArguments } from "./location.js"
 import type { Parsed } from "./remoteQuery.js"
-import * as RemoteTarget from "./remoteTarget.js"
 
 /** The operations whose answer is a list of locations, or a hover. */
 export const operations: ReadonlyArray<string> = [
@@ -85,16 +84,16 @@ export const queryRequest = (input: LspToolInput.PositionInput, workspaceRoot: s
 
 /** The socket and identity to expect for `--remote`: the daemon's for `auto`, any host's for a socket path. */
 const target = (parsed: Parsed, workspace: string, environment: NodeJS.ProcessEnv) => {
-  const remote = RemoteTarget.parse(parsed.options.remote ?? "")
+  const remote = LspRemoteTarget.parse(parsed.options.remote ?? "")
   if (Either.isLeft(remote) || remote.right._tag === "WebSocket") return undefined
   if (remote.right._tag === "Socket") return { path: remote.right.path, expect: undefined }
-  const identity = DaemonIdentity.identifySync(
-    DaemonIdentity.resolveSource({ configFile: parsed.options.config, workingDirectory: workspace }),
+  const identity = LspDaemon.identifySync(
+    LspDaemon.resolveSource({ configFile: parsed.options.config, workingDirectory: workspace }),
     environment
   )
   if (identity === undefined) return undefined
   return {
-    path: NodePath.join(LspRemoteAddress.defaultSocketDirectory(environment), DaemonIdentity.socketName(identity)),
+    path: NodePath.join(LspRemoteAddress.defaultSocketDirectory(environment), LspDaemon.socketName(identity)),
     expect: identity
   }
 }
@@ -107,7 +106,7 @@ const isStrings = (u: unknown) => Array.isArray(u) && u.every((item) => typeof i
  * Whether `Hello`'s answer is a well-formed `HelloResponse` from a host this client may use (as
  * `LspRemoteClient`'s greeting decides: the same wire revision and, for `auto`, version and fingerprint).
  */
-const greets = (value: unknown, expect: DaemonIdentity.Identity | undefined): boolean =>
+const greets = (value: unknown, expect: LspDaemon.Identity | undefined): boolean =>
   isRecord(value) && value.protocolRevision === contract.protocolRevision && typeof value.version === "string" &&
   typeof value.fingerprint === "string" && Number.isInteger(value.pid) && typeof value.statusAvailable === "boolean" &&
   (value.roots === undefined || isStrings(value.roots)) &&
@@ -152,7 +151,7 @@ const codedError = (cause: unknown) => {
  * Asks the host; the checked answer, or `undefined` for anything the full client must handle (including no
  * answer within the tool's budget: the full client then reports the timeout).
  */
-const ask = async (path: string, expect: DaemonIdentity.Identity | undefined, request: unknown) => {
+const ask = async (path: string, expect: LspDaemon.Identity | undefined, request: unknown) => {
   const connection = await EdgeWire.connect(path, contract.connectTimeoutMs)
   if (connection === undefined) return undefined
   const timer = setTimeout(connection.close, contract.timeoutMs)

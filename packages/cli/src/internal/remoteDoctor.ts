@@ -5,12 +5,10 @@
  */
 import { LspError } from "@lsp-seam/lsp"
 import { LspRemoteClient, type LspRpc } from "@lsp-seam/lsp-remote"
+import { type LspDaemon, LspRemoteConnection, type LspRemoteTarget } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Daemon from "./daemon.js"
-import type * as DaemonIdentity from "./daemonIdentity.js"
 import * as MemoryReport from "./memoryReport.js"
-import * as RemoteTarget from "./remoteTarget.js"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 const mib = (bytes: number | null) => bytes === null ? "rss ?" : `rss ${(bytes / 1024 / 1024).toFixed(1)} MiB`
@@ -64,17 +62,20 @@ const report = (options: LspRemoteClient.ClientOptions) =>
 
 /** The report for `remote`; a host that cannot be reached (or no daemon, for `auto`) is an `LspError`. */
 export const run = (
-  remote: RemoteTarget.Remote,
-  options: RemoteTarget.TokenOptions & { readonly source: DaemonIdentity.ConfigSource }
+  remote: LspRemoteTarget.Remote,
+  options: LspRemoteConnection.TokenOptions & { readonly source: LspDaemon.ConfigSource }
 ): Effect.Effect<string, LspError.LspError> =>
   Effect.gen(function*() {
     switch (remote._tag) {
       case "Socket":
         return yield* report({ transport: LspRemoteClient.socket(remote.path), expect: {} })
       case "WebSocket":
-        return yield* report({ transport: yield* RemoteTarget.webSocketTransport(remote.url, options), expect: {} })
+        return yield* report({
+          transport: yield* LspRemoteConnection.webSocketTransport(remote.url, options),
+          expect: {}
+        })
       case "Auto": {
-        const found = yield* Daemon.find(options.source)
+        const found = yield* LspRemoteConnection.findDaemon(options.source)
         if (Either.isLeft(found)) {
           if (found.left.error !== undefined) return yield* Effect.fail(found.left.error)
           return yield* LspError.remoteUnavailable(

@@ -4,19 +4,18 @@
  */
 import * as Options from "@effect/cli/Options"
 import type { LspError, LspService } from "@lsp-seam/lsp"
+import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as DaemonIdentity from "./daemonIdentity.js"
 import { UsageError } from "./errors.js"
-import * as RemoteTarget from "./remoteTarget.js"
 
 export const remoteOption = Options.text("remote").pipe(
   Options.withDescription(
     "Ask a running host instead of starting servers: auto (the per-user daemon of this configuration, started " +
       "when none runs), a socket path, or http://HOST:PORT / ws://HOST:PORT (with --token-file or " +
-      `${RemoteTarget.tokenVariable}).`
+      `${LspRemoteTarget.tokenVariable}).`
   ),
   Options.optional
 )
@@ -24,7 +23,7 @@ export const remoteOption = Options.text("remote").pipe(
 export const tokenFileOption = Options.text("token-file").pipe(
   Options.withDescription(
     `The bearer token's file (mode 0600). serve writes a new one when it does not exist; clients read it ` +
-      `(else ${RemoteTarget.tokenVariable}).`
+      `(else ${LspRemoteTarget.tokenVariable}).`
   ),
   Options.optional
 )
@@ -106,11 +105,11 @@ export const noPrewarmOption = Options.boolean("no-prewarm").pipe(
 /** `--remote`'s value, or the usage error it is. */
 export const parseRemote = (
   remote: Option.Option<string>
-): Effect.Effect<Option.Option<RemoteTarget.Remote>, UsageError> =>
+): Effect.Effect<Option.Option<LspRemoteTarget.Remote>, UsageError> =>
   Option.match(remote, {
     onNone: () => Effect.succeed(Option.none()),
     onSome: (text) =>
-      Either.match(RemoteTarget.parse(text), {
+      Either.match(LspRemoteTarget.parse(text), {
         onLeft: (message) => Effect.fail(new UsageError({ message })),
         onRight: (parsed) => Effect.succeed(Option.some(parsed))
       })
@@ -133,7 +132,7 @@ export const serviceLayer = <E, R>(
   Effect.map(parseRemote(args.remote), (remote) =>
     Option.match(remote, {
       onNone: local,
-      onSome: (target) => RemoteTarget.layer(target, clientOptions(args, workspace))
+      onSome: (target) => LspRemoteConnection.layer(target, clientOptions(args, workspace))
     }))
 
 /** What a client needs besides `--remote`: its token file and, for `auto`, the configuration it resolves to. */
@@ -144,8 +143,8 @@ export const clientOptions = (
     readonly config: Option.Option<string>
   },
   workspace: string
-): RemoteTarget.LayerOptions => ({
+): LspRemoteConnection.LayerOptions => ({
   tokenFile: Option.getOrUndefined(args.tokenFile),
   caFile: Option.getOrUndefined(args.caFile),
-  source: DaemonIdentity.resolveSource({ configFile: Option.getOrUndefined(args.config), workingDirectory: workspace })
+  source: LspDaemon.resolveSource({ configFile: Option.getOrUndefined(args.config), workingDirectory: workspace })
 })

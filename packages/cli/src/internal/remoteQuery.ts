@@ -7,6 +7,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { LspError } from "@lsp-seam/lsp"
+import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
 import type { LspSession as SessionModule, LspToolHandler as HandlerModule } from "@lsp-seam/tool-lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -14,10 +15,8 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as NodePath from "node:path"
-import * as DaemonIdentity from "./daemonIdentity.js"
 import { UsageError } from "./errors.js"
 import { queryArguments } from "./location.js"
-import * as RemoteTarget from "./remoteTarget.js"
 
 const valueOptions = [
   "symbol",
@@ -112,15 +111,15 @@ export const program = (
       }
     )
     const remote = yield* Either.mapLeft(
-      RemoteTarget.parse(parsed.options.remote!),
+      LspRemoteTarget.parse(parsed.options.remote!),
       (message) => new UsageError({ message })
     )
     const workspace = NodePath.resolve(parsed.options.cwd ?? ".")
     const output = yield* Handler.run(toolArguments).pipe(
-      Effect.provide(RemoteTarget.layer(remote, {
+      Effect.provide(LspRemoteConnection.layer(remote, {
         tokenFile: parsed.options["token-file"],
         caFile: parsed.options["ca-file"],
-        source: DaemonIdentity.resolveSource({ configFile: parsed.options.config, workingDirectory: workspace })
+        source: LspDaemon.resolveSource({ configFile: parsed.options.config, workingDirectory: workspace })
       })),
       Effect.provide(Session.layer(workspace))
     )

@@ -16,6 +16,7 @@ import type * as SocketServer from "@effect/platform/SocketServer"
 import { type LspError, LspService } from "@lsp-seam/lsp"
 import { LspRemoteAddress, LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
+import { LspConfigFile, LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -25,9 +26,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as LspConfigFile from "../LspConfigFile.js"
 import { type CliIO, stderr } from "./cliIO.js"
-import * as DaemonIdentity from "./daemonIdentity.js"
 import { UsageError } from "./errors.js"
 import * as IdleExit from "./idleExit.js"
 import * as MemoryReport from "./memoryReport.js"
@@ -46,7 +45,6 @@ import {
   tlsKeyOption,
   tokenFileOption
 } from "./remoteOptions.js"
-import { tokenVariable } from "./remoteTarget.js"
 
 const configOption = Options.file("config").pipe(
   Options.withDescription(
@@ -111,8 +109,10 @@ const serverToken = (tokenFile: Option.Option<string>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     if (Option.isNone(tokenFile)) {
-      if (process.env[tokenVariable] !== undefined) return yield* LspRemoteAuth.fromEnv(tokenVariable)
-      return yield* new UsageError({ message: `--listen needs --token-file F (or ${tokenVariable}).` })
+      if (process.env[LspRemoteTarget.tokenVariable] !== undefined) {
+        return yield* LspRemoteAuth.fromEnv(LspRemoteTarget.tokenVariable)
+      }
+      return yield* new UsageError({ message: `--listen needs --token-file F (or ${LspRemoteTarget.tokenVariable}).` })
     }
     const file = NodePath.resolve(tokenFile.value)
     const exists = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
@@ -225,8 +225,8 @@ export const serve = Command.make(
         : undefined
       const configFile = Option.getOrUndefined(args.config)
       const loaded = yield* LspConfigFile.load({ configFile, workingDirectory })
-      const identity = yield* DaemonIdentity.identify(
-        DaemonIdentity.resolveSource({ configFile, workingDirectory })
+      const identity = yield* LspRemoteConnection.identifyDaemon(
+        LspDaemon.resolveSource({ configFile, workingDirectory })
       )
       yield* Effect.scoped(Effect.gen(function*() {
         const idle = yield* Option.match(idleTime, {

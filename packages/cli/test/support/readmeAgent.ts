@@ -1,6 +1,6 @@
 // #region agent
 import { LanguageModel } from "@effect/ai"
-import { LspSeam } from "@lsp-seam/cli"
+import { LspSeam } from "@lsp-seam/setup"
 import { LspAiTool, LspToolPrompt } from "@lsp-seam/tool-lsp"
 import { Effect } from "effect"
 

@@ -1,5 +1,5 @@
 // #region client
-import { LspSeam } from "@lsp-seam/cli"
+import { LspSeam } from "@lsp-seam/setup"
 
 const client = LspSeam.makeClient({ workingDirectory: "/path/to/project" })
 const { text, result } = await client.query(

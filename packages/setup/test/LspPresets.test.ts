@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspPresets from "../src/LspPresets.js"
-import { tempDir } from "./support/cli.js"
+import { tempDir } from "./support.js"
 
 const TypeScriptOptions = Schema.Struct({
   tsserver: Schema.Struct({ useSyntaxServer: Schema.String, fallbackPath: Schema.String }),

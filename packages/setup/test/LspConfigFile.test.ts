@@ -5,9 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { fileURLToPath } from "node:url"
 import * as LspConfigFile from "../src/LspConfigFile.js"
-import { tempDir } from "./support/cli.js"
+import { tempDir } from "./support.js"
 
 const server = { command: "/bin/sh", extensionToLanguage: { ".x": "x" } }
 
@@ -153,11 +152,8 @@ const RootProperties = Schema.Struct({
 })
 
 describe("LspConfigFile.jsonSchema", () => {
-  it("is StdioConfig's schema plus a $schema property, and the published file is current", () => {
-    const published = JSON.parse(
-      NodeFs.readFileSync(fileURLToPath(new URL("../lsp-seam.schema.json", import.meta.url)), "utf8")
-    )
-    assert.deepStrictEqual(published, LspConfigFile.jsonSchema)
+  // The copy @lsp-seam/cli publishes (lsp-seam.schema.json) is generated from it; its docs test keeps it current.
+  it("is StdioConfig's schema plus a $schema property", () => {
     const properties = (schema: unknown) =>
       Schema.decodeUnknownSync(RootProperties)(schema).$defs.StdioConfig.properties
     assert.strictEqual(Object.keys(properties(LspConfigFile.jsonSchema))[0], "$schema")

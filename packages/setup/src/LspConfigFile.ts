@@ -164,7 +164,7 @@ export const presets = (
     if (Object.keys(found.servers).length === 0) {
       return yield* LspError.executableNotFound(
         "No preset language server is installed (not even the TypeScript server this package depends on). " +
-          "Reinstall @lsp-seam/cli, or write an lsp-seam.json."
+          "Reinstall @lsp-seam/setup, or write an lsp-seam.json."
       )
     }
     const config = yield* decodeWith(found, environment ?? process.env)

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspSeam from "../src/LspSeam.js"
-import { fakeServer, tempDir, workspace } from "./support/cli.js"
+import { fakeServer, tempDir, workspace } from "./support.js"
 
 const timeout = 60_000
 
@@ -31,10 +31,10 @@ describe("LspSeam.makeClient", () => {
           const output = await client.query({
             operation: "goToDefinition",
             file_path: "main.ts",
-            line: 3,
-            character: 36
+            line: 7,
+            character: 42
           })
-          assert.strictEqual(output.text, "shape.ts:7:14\nshape.ts:8:3")
+          assert.strictEqual(output.text, "square.ts:3:14\nsquare.ts:4:3")
           assert.strictEqual(output.result.kind, "locations")
         } finally {
           await client.close()

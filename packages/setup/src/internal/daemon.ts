@@ -4,7 +4,7 @@
  * fingerprint (`daemonIdentity.ts`), so each configuration has its own. When nothing answers there, one client
  * takes an exclusive lock (`<socket>.lock`: a Unix socket it listens on, which the kernel closes when the client
  * dies; whoever connects is told it is lsp-seam and its pid), starts `lsp-seam serve --socket <socket> --idle-exit <d>` detached with its output in a log file
- * next to the socket, and waits for the socket to answer `Hello`; every other client waits for the same
+ * next to the socket (`lsp-seam` is the bin of the installed `@lsp-seam/cli`, `daemonProgram.ts`), and waits for the socket to answer `Hello`; every other client waits for the same
  * answer. A daemon that answers with another version or fingerprint is never used.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -18,8 +18,8 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as DaemonIdentity from "./daemonIdentity.js"
+import * as DaemonProgram from "./daemonProgram.js"
 import * as RemoteModules from "./remoteModules.js"
 
 /** The idle time of a daemon started by `--remote auto`, unless `LSP_SEAM_IDLE_EXIT` says otherwise. */
@@ -35,12 +35,6 @@ export interface Daemon {
   readonly path: string
   readonly identity: DaemonIdentity.Identity
 }
-
-const here = import.meta.url
-// From the sources (tests), the daemon is still the compiled command; the bundle sits next to bin.js.
-const bin = fileURLToPath(
-  new URL(here.endsWith(".ts") ? "../../dist/bin.js" : here.endsWith(".bundle.cjs") ? "./bin.js" : "../bin.js", here)
-)
 
 /** The daemon's socket; its lock, log and (for an inline configuration) configuration file sit next to it. */
 export const socketPath = (
@@ -238,7 +232,12 @@ const logTail = (logPath: string): string => {
   }
 }
 
-const spawnDaemon = (path: string, configFile: string | undefined, environment: NodeJS.ProcessEnv) => {
+const spawnDaemon = (
+  bin: string,
+  path: string,
+  configFile: string | undefined,
+  environment: NodeJS.ProcessEnv
+) => {
   const logPath = sibling(path, ".log")
   const log = Fs.openSync(logPath, "w", 0o600)
   try {
@@ -337,9 +336,10 @@ export const ensure = (
           : source._tag === "Inline"
           ? yield* writeInlineConfig(path, source.config)
           : undefined
+        const program = yield* DaemonProgram.find()
         const child = yield* Effect.try({
           try: () =>
-            spawnDaemon(path, configFile, environment),
+            spawnDaemon(program.bin, path, configFile, environment),
           catch: (cause) =>
             LspError.remoteUnavailable(`Cannot start the lsp-seam daemon: ${String(cause)}.`)
         })

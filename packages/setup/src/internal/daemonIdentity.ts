@@ -1,6 +1,6 @@
 /**
  * Which daemon a command may use: a fingerprint of everything that decides what the daemon's language servers
- * are — the lsp-seam version, the resolved configuration (the configuration file's content, or the active
+ * are — the version of the `@lsp-seam/cli` that serves it (`daemonProgram.ts`), the resolved configuration (the configuration file's content, or the active
  * presets with the executables they resolved to) and the environment parts that change how commands resolve
  * (`PATH`, the Node binary). Client and daemon compute it the same way, so two configurations never share a
  * daemon, and `Hello` confirms it. Cheap on purpose: it reads one file or stats a few `PATH` entries and loads
@@ -15,8 +15,8 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as LspPresets from "../LspPresets.js"
+import * as DaemonProgram from "./daemonProgram.js"
 import { findExecutableSync } from "./executables.js"
-import { version } from "./version.js"
 
 /** Where the configuration comes from, as the command resolves it. */
 export type ConfigSource =
@@ -98,6 +98,7 @@ const presetsConfig = (detections: ReadonlyArray<LspPresets.Detection>) => ({
 })
 
 const identityOf = (
+  version: string,
   source: ConfigSource,
   config: unknown,
   environment: Readonly<Record<string, string | undefined>>
@@ -117,22 +118,26 @@ export const identify = (
   environment: Readonly<Record<string, string | undefined>> = process.env
 ): Effect.Effect<Identity, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    const { version } = yield* DaemonProgram.find()
     const config = source._tag === "File"
       ? yield* readConfigFile(source.path)
       : source._tag === "Inline"
       ? source.config
       : yield* Effect.map(LspPresets.detect(environment), presetsConfig)
-    return identityOf(source, config, environment)
+    return identityOf(version, source, config, environment)
   })
 
 /**
  * `identify` with `node:fs` and no Effect runtime, for the remote query's edge (`quickQuery.ts`); `undefined`
- * when the configuration file cannot be read or parsed (`identify` reports why).
+ * when the configuration file cannot be read or parsed, or `@lsp-seam/cli` is not installed (`identify` reports
+ * why).
  */
 export const identifySync = (
   source: ConfigSource,
   environment: Readonly<Record<string, string | undefined>> = process.env
 ): Identity | undefined => {
+  const program = DaemonProgram.findSync()
+  if (program === undefined) return undefined
   let config: unknown
   if (source._tag === "File") {
     try {
@@ -148,5 +153,5 @@ export const identifySync = (
       executable: Option.fromNullable(findExecutableSync(preset.server.command, environment.PATH))
     })))
   }
-  return identityOf(source, config, environment)
+  return identityOf(program.version, source, config, environment)
 }

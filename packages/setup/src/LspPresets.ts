@@ -63,7 +63,7 @@ const bundledTsserver = resolveModule("typescript/lib/tsserver.js")
 export const typescript: Preset = {
   id: "typescript",
   title: "TypeScript, JavaScript",
-  install: "bundled with @lsp-seam/cli",
+  install: "bundled with @lsp-seam/setup",
   server: {
     // Should the dependency be missing, a typescript-language-server on PATH is the next best thing.
     ...Option.match(typescriptServer, {
