@@ -96,7 +96,10 @@ export const decode = (input?: unknown): Either.Either<LspToolConfig, LspError.L
   )
 
 /**
- * `decode` as an Effect.
+ * `decode` as an Effect, for a typed input: the fields given are checked, the others take their defaults, and a
+ * value out of range (or an unknown key) fails with `LSP_INVALID_CONFIG`. What `LspToolHandler.run` takes.
+ *
+ * docs/testing.md has an example that runs with this package's tests.
  *
  * @since 0.1.0
  * @category constructors
