@@ -1,20 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
+import { selfSignedCertificate } from "@lsp-seam/lsp-remote/testing"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { bin } from "./support/cli.js"
-import {
-  alive,
-  fakeWorkspace,
-  processesWith,
-  readRecord,
-  selfSigned,
-  serve,
-  startedPids,
-  waitFor
-} from "./support/remote.js"
+import { alive, fakeWorkspace, processesWith, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
 
 // `lsp-seam mcp --remote …` and the MCP session's prewarm, through the official MCP SDK client.
 const timeout = 60_000
@@ -68,7 +60,7 @@ describe("lsp-seam mcp --remote and prewarm", () => {
   it.scopedLive("mcp --remote https://… --ca-file answers through a TLS host", () =>
     Effect.gen(function*() {
       const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
-      const { cert, key } = selfSigned(fake.runtimeDir, "host")
+      const { certFile: cert, keyFile: key } = selfSignedCertificate(fake.runtimeDir, "host")
       const tokenFile = NodePath.join(fake.runtimeDir, "token")
       const served = yield* serve(
         ["--listen", "127.0.0.1:0", "--token-file", tokenFile, "--tls-cert", cert, "--tls-key", key, "--no-prewarm"],

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { selfSignedCertificate } from "@lsp-seam/lsp-remote/testing"
 import { LspSeam } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
@@ -6,7 +7,7 @@ import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { runCli, scopedTempDir } from "./support/cli.js"
-import { alive, fakeWorkspace, processesWith, selfSigned, serve, startedPids, waitFor } from "./support/remote.js"
+import { alive, fakeWorkspace, processesWith, serve, startedPids, waitFor } from "./support/remote.js"
 
 // The guards of a host that may be exposed, end to end: real `lsp-seam serve` processes queried by the
 // compiled command in other processes.
@@ -142,8 +143,8 @@ describe("TLS, or plaintext only when asked for", () => {
     () =>
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
-        const { cert, key } = selfSigned(fake.runtimeDir, "host")
-        const other = selfSigned(fake.runtimeDir, "other")
+        const { certFile: cert, keyFile: key } = selfSignedCertificate(fake.runtimeDir, "host")
+        const other = selfSignedCertificate(fake.runtimeDir, "other")
         const tokenFile = NodePath.join(fake.runtimeDir, "token")
         const served = yield* serve(
           ["--listen", "127.0.0.1:0", "--token-file", tokenFile, "--tls-cert", cert, "--tls-key", key, "--no-prewarm"],
@@ -162,7 +163,7 @@ describe("TLS, or plaintext only when asked for", () => {
             stderr: ""
           })
         }
-        for (const extra of [[], ["--ca-file", other.cert]]) {
+        for (const extra of [[], ["--ca-file", other.certFile]]) {
           const untrusted = yield* query(https, ...extra)
           assert.strictEqual(untrusted.code, 1)
           assert.strictEqual(untrusted.stdout, "")

@@ -1,38 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspRemoteClient, LspRemoteServer } from "@lsp-seam/lsp-remote"
+import { selfSignedCertificate } from "@lsp-seam/lsp-remote/testing"
 import { Context, Effect, Layer } from "effect"
-import * as ChildProcess from "node:child_process"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 import * as Tls from "node:tls"
 import { codeOf, makeHost, request, serveHttp, tempDir, token } from "./support.js"
 
-/** A self-signed certificate for 127.0.0.1 and localhost, made by openssl for this test. */
-export const selfSigned = Effect.gen(function*() {
-  const dir = yield* tempDir
-  const key = Path.join(dir, "key.pem")
-  const cert = Path.join(dir, "cert.pem")
-  ChildProcess.execFileSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=lsp-seam test",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1,DNS:localhost"
-  ], { stdio: "ignore" })
-  return { dir, keyFile: key, certFile: cert, key: Fs.readFileSync(key, "utf8"), cert: Fs.readFileSync(cert, "utf8") }
-})
+/** A self-signed certificate for 127.0.0.1 and localhost in a directory of the test's own. */
+const selfSigned = Effect.map(tempDir, (dir) => ({ dir, ...selfSignedCertificate(dir, "host") }))
 
 const serveTls = (tls: { readonly cert: string; readonly key: string }) =>
   Effect.gen(function*() {

@@ -22,7 +22,7 @@ import * as StdioStatus from "../src/StdioStatus.js"
 
 const require = createRequire(import.meta.url)
 
-// As packages/cli/src/LspPresets.ts configures them (npm servers run from this package's devDependencies).
+// As packages/setup/src/LspPresets.ts configures them (npm servers run from this package's devDependencies).
 const typescript: StdioConfig.ServerConfig.Encoded = {
   command: process.execPath,
   args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],

@@ -200,29 +200,3 @@ export const serve = (
     if (servePid === undefined) return yield* Effect.die(new Error(`no serve process under ${command[0]}`))
     return { child, pid: servePid, address, stderr: () => stderr, exited }
   })
-
-/** A self-signed certificate for 127.0.0.1 and localhost, made by openssl in `dir`. */
-export const selfSigned = (dir: string, name: string) => {
-  const key = NodePath.join(dir, `${name}.key`)
-  const cert = NodePath.join(dir, `${name}.pem`)
-  ChildProcess.execFileSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=lsp-seam test",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1,DNS:localhost"
-  ], { stdio: "ignore" })
-  return { key, cert }
-}
