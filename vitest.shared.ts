@@ -20,6 +20,7 @@ const config: ViteUserConfig = {
       ...alias("lsp-stdio"),
       ...alias("lsp-remote"),
       ...alias("tool-lsp"),
+      "@lsp-seam/setup/remote": path.join(packages, "setup", "src", "remote.ts"),
       ...alias("setup"),
       ...alias("cli")
     }

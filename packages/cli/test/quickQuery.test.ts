@@ -1,7 +1,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { LspRpc } from "@lsp-seam/lsp-remote"
-import { LspDaemon, LspRemoteConnection } from "@lsp-seam/setup"
+import { LspDaemon, LspRemoteConnection } from "@lsp-seam/setup/remote"
 import { LspToolConfig, LspToolInput } from "@lsp-seam/tool-lsp"
 import { Effect, Either, FastCheck } from "effect"
 import * as NodeFs from "node:fs"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LspRemoteTarget } from "@lsp-seam/setup"
+import { LspRemoteTarget } from "@lsp-seam/setup/remote"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -42,8 +42,9 @@ export interface LayerOptions {
   readonly stdio?: LspStdio.Options | undefined
   /**
    * Ask a running lsp-seam host instead of starting servers here: `"auto"` (the per-user daemon of `config`,
-   * or of the presets, started detached when none runs), a Unix socket path, or `http://HOST:PORT` /
-   * `ws://HOST:PORT` (`https://`/`wss://` for a host serving TLS). `stdio` is then not used.
+   * or of the presets, started detached when none runs: `lsp-seam serve` of an installed `@lsp-seam/cli`,
+   * `LSP_INVALID_CONFIG` without one), a Unix socket path, or `http://HOST:PORT` / `ws://HOST:PORT`
+   * (`https://`/`wss://` for a host serving TLS). `stdio` is then not used.
    *
    * @since 0.1.0
    */

@@ -1,7 +1,7 @@
 /**
  * The edge of `lsp-seam query <op> <file:line:col> --remote auto|PATH`: the common warm query answered without
  * the Effect runtime, `@effect/rpc` or the seam's Schemas, whose loading cost a warm query more than Node's own
- * start (docs/decisions.md, "A warm remote query in Node's start time"). It finds the daemon as `daemon.ts`
+ * start (docs/decisions.md, "A warm remote query in Node's start time"). It finds the daemon as `@lsp-seam/setup`
  * does (`LspDaemon.identifySync`), greets it and asks it over the host's RPC (`edgeWire.ts`), checks the
  * answer (`LspResultRead.plainLocations` or `plainHover`, held to the schema by property tests) and renders it
  * with the tool's renderer.
@@ -17,7 +17,7 @@
 import { LspErrorRead, LspResultRead } from "@lsp-seam/lsp"
 import type { LspQuery } from "@lsp-seam/lsp"
 import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
-import { LspDaemon, LspRemoteTarget } from "@lsp-seam/setup"
+import { LspDaemon, LspRemoteTarget } from "@lsp-seam/setup/remote"
 import { type LspToolInput, LspToolRender } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
 import * as Fs from "node:fs"

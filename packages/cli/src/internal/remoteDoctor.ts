@@ -5,7 +5,7 @@
  */
 import { LspError } from "@lsp-seam/lsp"
 import { LspRemoteClient, type LspRpc } from "@lsp-seam/lsp-remote"
-import { type LspDaemon, LspRemoteConnection, type LspRemoteTarget } from "@lsp-seam/setup"
+import { type LspDaemon, LspRemoteConnection, type LspRemoteTarget } from "@lsp-seam/setup/remote"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as MemoryReport from "./memoryReport.js"

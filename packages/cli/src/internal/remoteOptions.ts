@@ -4,7 +4,7 @@
  */
 import * as Options from "@effect/cli/Options"
 import type { LspError, LspService } from "@lsp-seam/lsp"
-import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
+import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup/remote"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"

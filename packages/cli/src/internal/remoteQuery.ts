@@ -7,7 +7,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { LspError } from "@lsp-seam/lsp"
-import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
+import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup/remote"
 import type { LspSession as SessionModule, LspToolHandler as HandlerModule } from "@lsp-seam/tool-lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
