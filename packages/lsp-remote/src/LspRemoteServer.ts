@@ -143,13 +143,14 @@ const clientLimit = (max: number | undefined) =>
   })
 
 /**
- * The handlers of `LspRpc.LspRpcs` for the `LspService` in context.
+ * The handlers of `LspRpc.LspRpcs` for the `LspService` in context, as values: what `layerHandlers` serves,
+ * for a server of another kind (a cluster entity) to answer exactly as a remote host does.
  *
  * @since 0.1.0
- * @category layers
+ * @category constructors
  */
-export const layerHandlers = (options: ServeOptions = {}) =>
-  LspRpc.LspRpcs.toLayer(Effect.gen(function*() {
+export const makeHandlers = (options: ServeOptions = {}) =>
+  Effect.gen(function*() {
     const service = yield* LspService.LspService
     const status = options.status
     const roots = options.roots === undefined ? undefined : yield* ServedRoots.resolveRoots(options.roots)
@@ -186,7 +187,15 @@ export const layerHandlers = (options: ServeOptions = {}) =>
       Memory: () =>
         options.memory ?? LspError.unsupportedOperation("This lsp-seam host was started without a memory view.")
     })
-  }))
+  })
+
+/**
+ * The handlers of `LspRpc.LspRpcs` for the `LspService` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHandlers = (options: ServeOptions = {}) => LspRpc.LspRpcs.toLayer(makeHandlers(options))
 
 const checkLimit = (maxRequestBytes: number | undefined): Effect.Effect<number, LspError.LspError> => {
   const limit = maxRequestBytes ?? defaultMaxRequestBytes

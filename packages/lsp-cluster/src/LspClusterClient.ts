@@ -1,0 +1,152 @@
+/**
+ * An `LspService` answered by a cluster: each query goes to the entity of its workspace
+ * (`LspClusterEntity.entityId`), wherever the cluster has placed it, and comes back exactly as the runner's
+ * stdio host answered it. The client runs no entity; it reads the runners and their shards from the same
+ * storage the runners use.
+ *
+ * A runner lost while it holds a query does not lose the query: the cluster sends it again once the
+ * workspace's shard has moved, and the new runner answers it (cold). What the cluster itself cannot deliver
+ * (a full mailbox, storage down) is `LSP_REMOTE_UNAVAILABLE`, which is worth retrying; the caller's deadline
+ * (`LspDeadline`) travels with the query and bounds the wait.
+ *
+ * @since 0.1.0
+ */
+import type { MailboxFull } from "@effect/cluster/ClusterError"
+import type { AlreadyProcessingMessage, PersistenceError } from "@effect/cluster/ClusterError"
+import type * as Sharding from "@effect/cluster/Sharding"
+import { LspDeadline, LspDecode, LspError, LspQuery, LspService } from "@lsp-seam/lsp"
+import type { LspResult } from "@lsp-seam/lsp"
+import { LspRpc } from "@lsp-seam/lsp-remote"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import type * as Scope from "effect/Scope"
+import * as ClusterSharding from "./internal/sharding.js"
+import * as LspClusterEntity from "./LspClusterEntity.js"
+import * as LspClusterStorage from "./LspClusterStorage.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface LspClusterClientShape {
+  /** One query, routed to its workspace's entity. */
+  readonly query: (request: LspQuery.LspQueryRequest) => Effect.Effect<LspResult.LspQueryResult, LspError.LspError>
+  /**
+   * Greets a workspace's entity (activating it): `fingerprint` is the `host:port` of the runner it is placed
+   * on and `pid` that runner's process.
+   */
+  readonly hello: (workspaceRoot: string) => Effect.Effect<LspRpc.HelloResponse, LspError.LspError>
+  /** The status view of a workspace's stdio host, on its runner. */
+  readonly status: (workspaceRoot: string) => Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class LspClusterClient
+  extends Context.Tag("@lsp-seam/lsp-cluster/LspClusterClient")<LspClusterClient, LspClusterClientShape>()
+{}
+
+const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
+
+/** What the cluster itself could not do, as the seam's retriable code. */
+const undelivered =
+  (entityId: string) => (error: MailboxFull | AlreadyProcessingMessage | PersistenceError): LspError.LspError =>
+    LspError.remoteUnavailable(
+      `The lsp-seam cluster could not deliver the query to the workspace ${JSON.stringify(entityId)} ` +
+        `(${error._tag}): retry in a moment.`,
+      { workspaceRoot: entityId, cluster: error._tag, retriable: true }
+    )
+
+/**
+ * Builds the client over the `Sharding` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding | Scope.Scope> = Effect.gen(
+  function*() {
+    const clientFor = yield* LspClusterEntity.Workspace.client
+    const withBudget = Effect.map(LspDeadline.remaining, (remaining) =>
+      Option.match(remaining, {
+        onNone: () => ({}),
+        onSome: (budgetMs) => ({ headers: { [LspRpc.budgetHeader]: String(Math.floor(budgetMs)) } })
+      }))
+    const query = (input: LspQuery.LspQueryRequest) =>
+      Either.match(decodeRequest(input), {
+        onLeft: (error) =>
+          LspError.invalidArguments(`Invalid LSP query: ${ParseResult.TreeFormatter.formatErrorSync(error)}`),
+        onRight: (request) => {
+          const id = LspClusterEntity.entityId(request.workspaceRoot)
+          return Effect.flatMap(withBudget, (options) =>
+            clientFor(id).Query({ ...request, workspaceRoot: id }, options).pipe(
+              Effect.catchTags({
+                MailboxFull: (error) =>
+                  Effect.fail(undelivered(id)(error)),
+                AlreadyProcessingMessage: (error) => Effect.fail(undelivered(id)(error)),
+                PersistenceError: (error) => Effect.fail(undelivered(id)(error))
+              })
+            ))
+        }
+      })
+    const call = <A>(
+      workspaceRoot: string,
+      f: (id: string) => Effect.Effect<A, LspError.LspError | MailboxFull | AlreadyProcessingMessage | PersistenceError>
+    ) => {
+      const id = LspClusterEntity.entityId(workspaceRoot)
+      return f(id).pipe(
+        Effect.catchTags({
+          MailboxFull: (error) => Effect.fail(undelivered(id)(error)),
+          AlreadyProcessingMessage: (error) => Effect.fail(undelivered(id)(error)),
+          PersistenceError: (error) => Effect.fail(undelivered(id)(error))
+        })
+      )
+    }
+    return {
+      query,
+      hello: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Hello({ clientVersion: LspRpc.version })),
+      status: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Status())
+    }
+  }
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The cluster's storage: the same as its runners'. */
+  readonly storage: LspClusterStorage.Storage
+}
+
+/**
+ * An `LspService` answered by the cluster, and the `LspClusterClient` behind it. `registerProvider` fails
+ * with `LSP_INVALID_PROVIDER`: the runners own the providers.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<LspService.LspService | LspClusterClient, LspError.LspError> =>
+  Layer.scopedContext(Effect.map(make, (client) =>
+    Context.make(LspClusterClient, client).pipe(
+      Context.add(
+        LspService.LspService,
+        LspService.LspService.of({
+          registerProvider: (provider) =>
+            LspError.invalidProvider(
+              `Cannot register provider "${provider.id}": this LspService sends every query to the lsp-seam ` +
+                `cluster at ${LspClusterStorage.describe(options.storage)}; register providers on its runners.`,
+              { providerId: provider.id }
+            ),
+          query: client.query
+        })
+      )
+    ))).pipe(
+      Layer.provide(ClusterSharding.client),
+      Layer.provide(LspClusterStorage.layer(options.storage))
+    )
