@@ -19,6 +19,7 @@ const config: ViteUserConfig = {
       ...alias("lsp"),
       ...alias("lsp-stdio"),
       ...alias("lsp-remote"),
+      ...alias("lsp-cluster"),
       ...alias("tool-lsp"),
       "@lsp-seam/setup/remote": path.join(packages, "setup", "src", "remote.ts"),
       ...alias("setup"),

@@ -4,10 +4,10 @@
  * stdio host answered it. The client runs no entity; it reads the runners and their shards from the same
  * storage the runners use.
  *
- * A runner lost while it holds a query does not lose the query: the cluster sends it again once the
- * workspace's shard has moved, and the new runner answers it (cold). What the cluster itself cannot deliver
- * (a full mailbox, storage down) is `LSP_REMOTE_UNAVAILABLE`, which is worth retrying; the caller's deadline
- * (`LspDeadline`) travels with the query and bounds the wait.
+ * A runner lost while it holds a query: the cluster sends the query again once the workspace's shard has
+ * moved and the new runner answers it (cold), or it stops the query, which fails with `LSP_REMOTE_UNAVAILABLE`
+ * (`detail.retriable`); so does what the cluster cannot deliver (a full mailbox, storage down). The caller's
+ * deadline (`LspDeadline`) travels with the query.
  *
  * @since 0.1.0
  */
@@ -17,6 +17,7 @@ import type * as Sharding from "@effect/cluster/Sharding"
 import { LspDeadline, LspDecode, LspError, LspQuery, LspService } from "@lsp-seam/lsp"
 import type { LspResult } from "@lsp-seam/lsp"
 import { LspRpc } from "@lsp-seam/lsp-remote"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -64,6 +65,39 @@ const undelivered =
     )
 
 /**
+ * Maps every way a cluster call can end other than an answer, a coded `LspError` or the caller's own
+ * interruption. The cluster interrupts a request whose runner was lost while it moved the workspace's shard
+ * (the caller was not interrupted, or this handler would not run): that is `LSP_REMOTE_UNAVAILABLE`, worth
+ * retrying at once. A defect is a protocol error, as for a remote host.
+ */
+const mapCluster = (entityId: string) =>
+<A>(
+  effect: Effect.Effect<A, LspError.LspError | MailboxFull | AlreadyProcessingMessage | PersistenceError>
+): Effect.Effect<A, LspError.LspError> =>
+  Effect.catchAllCause(effect, (cause) => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value
+      return Effect.fail(
+        error._tag === "MailboxFull" || error._tag === "AlreadyProcessingMessage" || error._tag === "PersistenceError"
+          ? undelivered(entityId)(error)
+          : error
+      )
+    }
+    if (Cause.isInterruptedOnly(cause)) {
+      return Effect.fail(LspError.remoteUnavailable(
+        `The lsp-seam cluster stopped the query for the workspace ${JSON.stringify(entityId)} without an ` +
+          "answer: the runner holding it was lost or is handing it over. Retry: another runner will answer.",
+        { workspaceRoot: entityId, retriable: true }
+      ))
+    }
+    return Effect.fail(LspError.protocolError(
+      `The lsp-seam cluster failed to answer for the workspace ${JSON.stringify(entityId)}: ${Cause.pretty(cause)}`,
+      { workspaceRoot: entityId }
+    ))
+  })
+
+/**
  * Builds the client over the `Sharding` in context.
  *
  * @since 0.1.0
@@ -84,14 +118,7 @@ export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding
         onRight: (request) => {
           const id = LspClusterEntity.entityId(request.workspaceRoot)
           return Effect.flatMap(withBudget, (options) =>
-            clientFor(id).Query({ ...request, workspaceRoot: id }, options).pipe(
-              Effect.catchTags({
-                MailboxFull: (error) =>
-                  Effect.fail(undelivered(id)(error)),
-                AlreadyProcessingMessage: (error) => Effect.fail(undelivered(id)(error)),
-                PersistenceError: (error) => Effect.fail(undelivered(id)(error))
-              })
-            ))
+            mapCluster(id)(clientFor(id).Query({ ...request, workspaceRoot: id }, options)))
         }
       })
     const call = <A>(
@@ -99,13 +126,7 @@ export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding
       f: (id: string) => Effect.Effect<A, LspError.LspError | MailboxFull | AlreadyProcessingMessage | PersistenceError>
     ) => {
       const id = LspClusterEntity.entityId(workspaceRoot)
-      return f(id).pipe(
-        Effect.catchTags({
-          MailboxFull: (error) => Effect.fail(undelivered(id)(error)),
-          AlreadyProcessingMessage: (error) => Effect.fail(undelivered(id)(error)),
-          PersistenceError: (error) => Effect.fail(undelivered(id)(error))
-        })
-      )
+      return mapCluster(id)(f(id))
     }
     return {
       query,

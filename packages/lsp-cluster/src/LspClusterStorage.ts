@@ -85,7 +85,11 @@ export const StorageFromString: Schema.Schema<Storage, string> = Schema.transfor
         }
         return url === undefined || (url.hostname === "" && url.searchParams.get("host") === null)
           ? ParseResult.fail(
-            new ParseResult.Type(ast, describeUrl(text), "a postgres:// URL needs a host (or ?host=/socket/dir)")
+            new ParseResult.Type(
+              ast,
+              describeUrl(text),
+              "a postgres:// URL needs a host (or a socket directory: postgres:///database?host=/dir)"
+            )
           )
           : ParseResult.succeed({ _tag: "Postgres" as const, url: text })
       }
@@ -98,6 +102,19 @@ export const StorageFromString: Schema.Schema<Storage, string> = Schema.transfor
 )
 
 /**
+ * Decodes a storage argument, or says in one line what is wrong with it (a Postgres password is never
+ * repeated).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decodeEither = (text: string): Either.Either<Storage, string> =>
+  Either.mapLeft(
+    Schema.decodeEither(StorageFromString)(text),
+    (error) => ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.message).join("; ")
+  )
+
+/**
  * Decodes a storage argument; anything else is `LSP_INVALID_CONFIG`, naming what is expected (a Postgres
  * password is never repeated).
  *
@@ -105,10 +122,10 @@ export const StorageFromString: Schema.Schema<Storage, string> = Schema.transfor
  * @category constructors
  */
 export const decode = (text: string): Effect.Effect<Storage, LspError.LspError> =>
-  Either.match(Schema.decodeEither(StorageFromString)(text), {
+  Either.match(decodeEither(text), {
     onLeft: (error) =>
       LspError.invalidConfig(
-        `Invalid cluster storage: ${ParseResult.TreeFormatter.formatErrorSync(error)}.`,
+        `Invalid cluster storage: ${error}.`,
         { storage: text.startsWith("sqlite:") ? text : describeUrl(text) }
       ),
     onRight: Effect.succeed
