@@ -11,6 +11,7 @@
  * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
  * - `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]`;
  *   `query`, `mcp` and `doctor` take `--remote auto|PATH|URL [--token-file F]` to use a running host
+ * - `lsp-seam runner --storage <sqlite:FILE | postgres://…> [--listen HOST:PORT] [--root DIR]` joins a cluster
  *
  * `run` parses the arguments, runs the command and returns the exit code: 0 success (also when nothing was
  * found), 1 an `LspError` (printed as `error[CODE]: message` on stderr) or an unusable server in `doctor`,
@@ -49,6 +50,7 @@ import * as Prewarm from "./internal/prewarm.js"
 import { withProgress } from "./internal/progress.js"
 import * as RemoteDoctor from "./internal/remoteDoctor.js"
 import * as RemoteOptions from "./internal/remoteOptions.js"
+import { runner } from "./internal/runner.js"
 import { serve } from "./internal/serve.js"
 import { version } from "./internal/version.js"
 
@@ -290,11 +292,11 @@ export const command = Command.make(
   {},
   () =>
     Effect.fail(
-      new UsageError({ message: "Missing command: use query, mcp, doctor or serve (see lsp-seam --help)." })
+      new UsageError({ message: "Missing command: use query, mcp, doctor, serve or runner (see lsp-seam --help)." })
     )
 ).pipe(
   Command.withDescription("Semantic code navigation for agents through real language servers."),
-  Command.withSubcommands([query, mcp, doctor, serve])
+  Command.withSubcommands([query, mcp, doctor, serve, runner])
 )
 
 const cli = Command.run(command, { name: "lsp-seam", version })
