@@ -1,6 +1,7 @@
 /**
  * `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--root DIR]... [--config FILE]
- * [--idle-exit DURATION] [--no-prewarm]`: one stdio host served to any number of clients and workspaces, on a
+ * [--idle-exit DURATION] [--no-prewarm] [--cluster STORAGE]`: one stdio host (or, with `--cluster`, the runners
+ * of an lsp-seam cluster) served to any number of clients and workspaces, on a
  * private Unix socket (default `LspRemoteAddress.defaultSocketPath()`) or as WebSocket RPC on TCP behind a
  * bearer token, answering only inside its served roots (`--root`; with `--listen`, by default the directory it
  * started in). With
@@ -14,6 +15,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as SocketServer from "@effect/platform/SocketServer"
 import { type LspError, LspService } from "@lsp-seam/lsp"
+import { LspClusterClient, LspClusterStorage } from "@lsp-seam/lsp-cluster"
 import { LspRemoteAddress, LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import { LspConfigFile, LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
@@ -133,6 +135,14 @@ type Transport =
     readonly tls: { readonly cert: string; readonly key: string } | undefined
   }
 
+const clusterOption = Options.text("cluster").pipe(
+  Options.withDescription(
+    "Answer from an lsp-seam cluster instead of language servers of this host: its storage (sqlite:FILE or " +
+      "postgres://…), as its runners were given (lsp-seam runner)."
+  ),
+  Options.optional
+)
+
 export const serve = Command.make(
   "serve",
   {
@@ -148,7 +158,8 @@ export const serve = Command.make(
     maxClientQueries: maxClientQueriesOption,
     config: configOption,
     idleExit: idleExitOption,
-    noPrewarm: noPrewarmOption
+    noPrewarm: noPrewarmOption,
+    cluster: clusterOption
   },
   // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
   // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
@@ -215,6 +226,14 @@ export const serve = Command.make(
             return { _tag: "Http", ...listen, token, tls } satisfies Transport
           })
       })
+      const cluster = yield* Option.match(args.cluster, {
+        onNone: () => Effect.succeed(Option.none<LspClusterStorage.Storage>()),
+        onSome: (text) =>
+          Either.match(LspClusterStorage.decodeEither(text), {
+            onLeft: (message) => Effect.fail(new UsageError({ message: `--cluster: ${message}` })),
+            onRight: (storage) => Effect.succeed(Option.some(storage))
+          })
+      })
       const workingDirectory = process.cwd()
       // A TCP host serves the directory it was started in unless told otherwise; the per-user socket serves
       // its user's workspaces, as before.
@@ -233,29 +252,53 @@ export const serve = Command.make(
           onNone: () => Effect.succeed(Option.none<IdleExit.IdleTracker>()),
           onSome: (duration) => Effect.map(IdleExit.make(duration), Option.some)
         })
-        const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
-        const base = Context.get(host, LspService.LspService)
-        const view = Context.get(host, StdioStatus.StdioStatus)
-        const status = view.status
-        const prewarm = yield* Prewarm.make(
-          base,
-          loaded.config,
-          !args.noPrewarm,
-          Option.some(status),
-          loaded.source._tag === "File"
-        )
         const track = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
           Option.match(idle, { onNone: () => effect, onSome: (tracker) => tracker.track(effect) })
-        const warming = Prewarm.afterQueries(base, prewarm)
-        const served = LspService.LspService.of({
-          registerProvider: base.registerProvider,
-          query: (request) => track(warming.query(request))
+        // With --cluster the queries go to the cluster's runners (each workspace to its entity's runner), which
+        // hold the servers: this host has none of its own to prewarm, report or budget.
+        const hosted = yield* Option.match(cluster, {
+          onSome: (storage) =>
+            Effect.map(Layer.build(LspClusterClient.layer({ storage })), (context) => {
+              const base = Context.get(context, LspService.LspService)
+              return {
+                served: LspService.LspService.of({
+                  registerProvider: base.registerProvider,
+                  query: (request) => track(base.query(request))
+                }),
+                status: undefined,
+                memory: undefined,
+                servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+              }
+            }),
+          onNone: () =>
+            Effect.gen(function*() {
+              const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
+              const base = Context.get(host, LspService.LspService)
+              const view = Context.get(host, StdioStatus.StdioStatus)
+              const prewarm = yield* Prewarm.make(
+                base,
+                loaded.config,
+                !args.noPrewarm,
+                Option.some(view.status),
+                loaded.source._tag === "File"
+              )
+              const warming = Prewarm.afterQueries(base, prewarm)
+              return {
+                served: LspService.LspService.of({
+                  registerProvider: base.registerProvider,
+                  query: (request) => track(warming.query(request))
+                }),
+                status: view.status,
+                memory: view.memory,
+                servers: Object.keys(loaded.config.servers).join(", ")
+              }
+            })
         })
         const options = {
           fingerprint: identity.fingerprint,
           version: identity.version,
-          status,
-          memory: view.memory,
+          status: hosted.status,
+          memory: hosted.memory,
           roots,
           maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
         }
@@ -272,7 +315,7 @@ export const serve = Command.make(
               handshakeTimeoutMs,
               maxPendingConnections: Option.getOrUndefined(args.maxPendingConnections)
             }))
-            .pipe(Layer.provide(Layer.succeed(LspService.LspService, served)))
+            .pipe(Layer.provide(Layer.succeed(LspService.LspService, hosted.served)))
         )
         const address = describeAddress(
           Context.get(server, LspRemoteServer.LspRemoteServer).address,
@@ -284,8 +327,8 @@ export const serve = Command.make(
               "token are unencrypted and anyone on the network path can read or replay them\n"
           )
         }
-        const servers = Object.keys(loaded.config.servers).join(", ")
-        const memory = view.memory === undefined ? undefined : yield* view.memory
+        const servers = hosted.servers
+        const memory = hosted.memory === undefined ? undefined : yield* hosted.memory
         yield* stderr(
           `lsp-seam serve: listening on ${address} (pid ${process.pid}, version ${identity.version}, ` +
             `fingerprint ${identity.fingerprint}, servers: ${servers})\n` +
