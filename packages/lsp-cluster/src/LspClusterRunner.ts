@@ -9,12 +9,10 @@
  */
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import { LspError } from "@lsp-seam/lsp"
-import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
+import { LspRemoteAddress, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 import * as ClusterSharding from "./internal/sharding.js"
 import * as LspClusterEntity from "./LspClusterEntity.js"
 import * as LspClusterStorage from "./LspClusterStorage.js"
@@ -65,21 +63,6 @@ const checkPort = (port: number) =>
     ? Effect.succeed(port)
     : LspError.invalidConfig(`A runner needs a TCP port from 1 to 65535 (got ${port}).`, { port })
 
-const canonicalRoots = (roots: ReadonlyArray<string>) =>
-  Effect.forEach(roots, (root) =>
-    Effect.try({
-      try: () => {
-        const real = Fs.realpathSync.native(Path.resolve(root))
-        if (!Fs.statSync(real).isDirectory()) throw new Error("it is not a directory")
-        return real
-      },
-      catch: (cause) =>
-        LspError.invalidConfig(
-          `The served root "${root}" cannot be used: ${cause instanceof Error ? cause.message : String(cause)}.`,
-          { root }
-        )
-    }))
-
 /**
  * The runner as a Layer: validates its options (port, listen address, roots), opens the storage, joins the
  * cluster and registers the workspace entity. Fails with `LSP_INVALID_CONFIG` on bad options,
@@ -100,7 +83,7 @@ export const layer = (options: Options): Layer.Layer<LspClusterRunner, LspError.
         { address: `${host}:${port}` }
       )
     }
-    const roots = options.roots === undefined ? undefined : yield* canonicalRoots(options.roots)
+    const roots = options.roots === undefined ? undefined : yield* LspRemoteServer.resolveRoots(options.roots)
     const listen = RunnerAddress.make(host, port)
     const advertise = RunnerAddress.make(options.advertiseHost ?? host, port)
     const entity = LspClusterEntity.layer({ ...options, roots })

@@ -143,6 +143,17 @@ const clientLimit = (max: number | undefined) =>
   })
 
 /**
+ * Served roots as a host checks them: each an existing directory, by its canonical path; anything else fails
+ * with `LSP_INVALID_CONFIG` naming the root. For a host of another kind (a cluster runner) to refuse bad roots
+ * when it starts, as `serve` does.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const resolveRoots: (roots: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, LspError.LspError> =
+  ServedRoots.resolveRoots
+
+/**
  * The handlers of `LspRpc.LspRpcs` for the `LspService` in context, as values: what `layerHandlers` serves,
  * for a server of another kind (a cluster entity) to answer exactly as a remote host does.
  *
