@@ -4,11 +4,12 @@
  * asked of each, on a fiber that no query waits for, so that the first real query of a session meets a started
  * server. Every outcome of a warm-up is ignored.
  *
- * A warm-up's hover runs to its answer, never cancelled: once a server is up it still loads its project
- * (tsserver does so on the first open), which the session's first query of that server would wait for anyway;
+ * A warm-up's hover is not cancelled when its server is up: the server then still loads its project
+ * (tsserver does so on the first open), which the session's first query of that server would wait for anyway,
  * and a hover cancelled while the server is busy loading is settled only after the load, past the host's
  * grace for a cancellation, so the host retired the server and the session's query started another
- * (docs/decisions.md, "Many agents, one host").
+ * (docs/decisions.md, "Many agents, one host"). It runs on, at most `maxWarmUpMs`, while the next server is
+ * warmed: a server whose hover never answers holds up its own first query that long, not the others.
  *
  * Nor may warming slow a query down by taking the machine: servers are warmed one at a time (starting a
  * language server is CPU-heavy, and eight at once on two cores made the query that triggered them ~0.5–1 s
@@ -22,6 +23,7 @@ import { LspRemoteClient } from "@lsp-seam/lsp-remote"
 import { type StdioConfig, StdioStatus, StdioWorkspace } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -85,6 +87,24 @@ const realPath = (path: string) => {
     return path
   }
 }
+
+/** How long a warm-up's hover may run before it is cancelled (the host's own deadlines then apply). */
+export const maxWarmUpMs = 15_000
+
+/** Completes once `providerId`'s server for `root` has started (polling the status view). */
+const started = (status: Status, candidate: Candidate, workspace: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    while (true) {
+      const servers = yield* Effect.orElseSucceed(status, () => [])
+      if (
+        servers.some((server) =>
+          server.providerId === candidate.providerId && server.workspace === workspace &&
+          (server.root ?? workspace) === candidate.root && server.state !== "starting"
+        )
+      ) return
+      yield* Effect.sleep("100 millis")
+    }
+  })
 
 /** How many roots of one server (projects found by its `rootMarkers`) a workspace's warm-up starts, at most. */
 export const maxRootsPerServer = 3
@@ -167,8 +187,8 @@ const worthWarming = (
   )
 
 /**
- * Warms `workspaceRoot` now (the walk, then one hover per server and root found that is worth warming, one
- * after the other, each to its answer); never fails.
+ * Warms `workspaceRoot` now (the walk, then one hover per server and root found that is worth warming, each
+ * begun once the previous one's server has started, or has answered when `status` is not given); never fails.
  */
 export const warm = (
   service: LspService.LspServiceShape,
@@ -182,17 +202,24 @@ export const warm = (
     const canonical = realPath(workspaceRoot)
     const candidates = yield* candidatesOf(config, workspaceRoot, canonical, warmData)
     const targets = yield* worthWarming(candidates, config.maxServers, canonical, status)
-    yield* Effect.forEach(
-      targets,
-      ({ file }) =>
+    // One server starting at a time; each warm-up's hover runs on (bounded) while the next server starts.
+    const running: Array<Fiber.RuntimeFiber<void>> = []
+    for (const candidate of targets) {
+      const hover = yield* Effect.fork(
         service.query({
           operation: "hover",
-          filePath: path.join(workspaceRoot, file),
+          filePath: path.join(workspaceRoot, candidate.file),
           position: { line: 0, character: 0 },
           workspaceRoot
-        }).pipe(Effect.ignore),
-      { discard: true }
-    )
+        }).pipe(Effect.timeout(maxWarmUpMs), Effect.ignore)
+      )
+      running.push(hover)
+      yield* Option.match(status, {
+        onNone: () => Fiber.await(hover),
+        onSome: (view) => Effect.raceFirst(Fiber.await(hover), started(view, candidate, canonical))
+      })
+    }
+    yield* Fiber.joinAll(running)
   }).pipe(Effect.catchAllCause(() => Effect.void), Effect.withSpan("lsp-seam.prewarm"))
 
 /**
