@@ -1,7 +1,8 @@
 /**
  * The cold compatibility suites run again and again on a loaded machine: `npx tsx
- * packages/lsp-stdio/test/compat/coldRuns.ts [rounds]` (default 20) runs every `*.cold.test.ts` once per round
- * (each query of each on a fresh server) while the machine does other work, and writes what it saw into the
+ * packages/lsp-stdio/test/compat/coldRuns.ts [rounds] [lanes]` (default 20 rounds, 1 lane) runs every
+ * `*.cold.test.ts` once per round (each query of each on a fresh server) while the machine does other work, and
+ * writes what it saw into the
  * section of docs/compatibility.md between the `cold-runs` markers: per suite, rounds passed, and the load
  * average during the rounds. A suite that failed names its failed queries. report.ts keeps the section when it
  * rewrites the rest of the file.
@@ -19,6 +20,8 @@ const repository = NodePath.resolve(packageDirectory, "../..")
 const output = NodePath.join(repository, "docs", "compatibility.md")
 
 const rounds = Number(process.argv[2] ?? "20")
+// Lanes run rounds side by side: each lane is CPU-heavy work for the others, as a busy machine would be.
+const lanes = Number(process.argv[3] ?? "1")
 const suites = NodeFs.readdirSync(here).filter((name) => name.endsWith(".cold.test.ts")).sort()
 
 interface Outcome {
@@ -27,15 +30,24 @@ interface Outcome {
   readonly seconds: number
 }
 
+/** Runs a command to its end; its exit status and the tail of its stderr. */
+const spawn = (command: string, args: ReadonlyArray<string>) =>
+  new Promise<{ readonly status: number | null; readonly stderr: string }>((resolve) => {
+    const child = ChildProcess.spawn(command, args, {
+      cwd: packageDirectory,
+      env: { ...process.env, CI: "true" },
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr = (stderr + chunk).slice(-4000))
+    child.on("close", (status) => resolve({ status, stderr }))
+  })
+
 /** One suite, once, in a vitest process of its own; the failed tests' names from its JSON report. */
-const runOnce = (suite: string): Outcome => {
-  const report = NodePath.join(NodeOs.tmpdir(), `lsp-seam-cold-${process.pid}.json`)
+const runOnce = async (suite: string, lane: number): Promise<Outcome> => {
+  const report = NodePath.join(NodeOs.tmpdir(), `lsp-seam-cold-${process.pid}-${lane}.json`)
   const started = performance.now()
-  const run = ChildProcess.spawnSync(
-    "npx",
-    ["vitest", "run", `test/compat/${suite}`, "--reporter=json", `--outputFile=${report}`],
-    { cwd: packageDirectory, encoding: "utf8", env: { ...process.env, CI: "true" } }
-  )
+  const run = await spawn("npx", ["vitest", "run", `test/compat/${suite}`, "--reporter=json", `--outputFile=${report}`])
   const seconds = (performance.now() - started) / 1000
   let failed: Array<string> = []
   try {
@@ -72,7 +84,9 @@ const write = (done: number) => {
       started.toISOString().slice(0, 10)
     }: ` +
     `every cold suite (each query on a fresh server, the first answer compared with the recorded one), ${done} of ` +
-    `${rounds} rounds in a row, on ${NodeOs.cpus().length} cores (Node ${process.version}) while other CPU-heavy work ran ` +
+    `${rounds} rounds${
+      lanes > 1 ? `, ${lanes} at a time,` : ""
+    } in a row, on ${NodeOs.cpus().length} cores (Node ${process.version}) while other CPU-heavy work ran ` +
     `(1-minute load average after each suite: min ${sortedLoads[0]!.toFixed(1)}, median ${
       sortedLoads[Math.floor(sortedLoads.length / 2)]!.toFixed(1)
     }, max ${sortedLoads[sortedLoads.length - 1]!.toFixed(1)}).`,
@@ -105,15 +119,21 @@ const write = (done: number) => {
 const started = new Date()
 const loads: Array<number> = []
 const results = new Map<string, Array<Outcome>>(suites.map((suite) => [suite, []]))
-for (let round = 1; round <= rounds; round++) {
-  for (const suite of suites) {
-    const outcome = runOnce(suite)
-    results.get(suite)!.push(outcome)
-    loads.push(NodeOs.loadavg()[0]!)
-    process.stderr.write(
-      `round ${round}/${rounds} ${suite}: ${outcome.passed ? "passed" : `FAILED ${outcome.failed.join("; ")}`} ` +
-        `(${outcome.seconds.toFixed(1)} s, load ${NodeOs.loadavg()[0]!.toFixed(1)})\n`
-    )
+let nextRound = 1
+let roundsDone = 0
+const lane = async (id: number) => {
+  while (nextRound <= rounds) {
+    const round = nextRound++
+    for (const suite of suites) {
+      const outcome = await runOnce(suite, id)
+      results.get(suite)!.push(outcome)
+      loads.push(NodeOs.loadavg()[0]!)
+      process.stderr.write(
+        `round ${round}/${rounds} ${suite}: ${outcome.passed ? "passed" : `FAILED ${outcome.failed.join("; ")}`} ` +
+          `(${outcome.seconds.toFixed(1)} s, load ${NodeOs.loadavg()[0]!.toFixed(1)})\n`
+      )
+    }
+    write(++roundsDone)
   }
-  write(round)
 }
+await Promise.all(Array.from({ length: lanes }, (_, id) => lane(id)))
