@@ -209,7 +209,8 @@ export const ServerConfig = Schema.Struct({
     quietMs: 0,
     progress: true,
     maxWaitMs: 15_000,
-    readyLog: null
+    readyLog: null,
+    openStartsProgress: false
   }),
   looseFiles: field(
     Schema.NullOr(LooseFiles),

@@ -43,7 +43,7 @@ describe("StdioConfig", () => {
         projectMarkers: [],
         rootMarkers: [],
         workspaceSymbols: true,
-        readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null },
+        readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null, openStartsProgress: false },
         looseFiles: null,
         projects: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
@@ -73,7 +73,13 @@ describe("StdioConfig", () => {
         projectMarkers: ["compile_commands.json", "compile_flags.txt"],
         rootMarkers: ["compile_commands.json", [".clangd", "compile_flags.txt"]],
         workspaceSymbols: false,
-        readiness: { quietMs: 250, progress: false, maxWaitMs: 0, readyLog: "^Found \\d+ source files?$" },
+        readiness: {
+          quietMs: 250,
+          progress: false,
+          maxWaitMs: 0,
+          readyLog: "^Found \\d+ source files?$",
+          openStartsProgress: true
+        },
         looseFiles: { maxFiles: 3, maxBytes: 4 },
         projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
@@ -93,14 +99,16 @@ describe("StdioConfig", () => {
         quietMs: 0,
         progress: true,
         maxWaitMs: 15_000,
-        readyLog: null
+        readyLog: null,
+        openStartsProgress: false
       })
       const zero = yield* StdioConfig.decode(withServer({ readiness: { quietMs: 0 } }))
       assert.deepStrictEqual(zero.servers.ts.readiness, {
         quietMs: 0,
         progress: true,
         maxWaitMs: 15_000,
-        readyLog: null
+        readyLog: null,
+        openStartsProgress: false
       })
     }))
 
@@ -362,7 +370,7 @@ describe("StdioConfig", () => {
       projectMarkers: [],
       rootMarkers: [],
       workspaceSymbols: true,
-      readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null },
+      readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null, openStartsProgress: false },
       looseFiles: null,
       projects: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },

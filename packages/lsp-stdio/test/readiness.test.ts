@@ -8,13 +8,25 @@ const end = (token: string | number) => ({ token, value: { kind: "end" } })
 describe("readiness", () => {
   it.effect("with no progress and no quiet period, a server is settled at once", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 1_000, readyLog: null })
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 1_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       assert.isTrue(yield* tracker.awaitSettled(0))
     }))
 
   it.effect("waits while a progress token is active, and settles the moment it ends", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       yield* tracker.observe("$/progress", begin("index"))
       yield* tracker.observe("$/progress", begin(7))
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
@@ -30,7 +42,13 @@ describe("readiness", () => {
 
   it.effect("gives up at the deadline, and says so", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       yield* tracker.observe("$/progress", begin("index"))
       const waiting = yield* Effect.fork(tracker.awaitSettled(3_000))
       yield* TestClock.adjust("2999 millis")
@@ -45,7 +63,8 @@ describe("readiness", () => {
         quietMs: 100,
         progress: true,
         maxWaitMs: 60_000,
-        readyLog: "^(Found \\d+ source files?|No source files found)"
+        readyLog: "^(Found \\d+ source files?|No source files found)",
+        openStartsProgress: false
       })
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
       yield* tracker.observe("window/logMessage", { type: 3, message: "Starting service instance" })
@@ -66,15 +85,53 @@ describe("readiness", () => {
 
   it.effect("a server whose log never says so is not settled: the wait ends at the deadline, flagged", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: "^ready$" })
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: "^ready$",
+        openStartsProgress: false
+      })
       const waiting = yield* Effect.fork(tracker.awaitSettled(2_000))
       yield* TestClock.adjust("2 seconds")
       assert.isFalse(yield* Fiber.join(waiting))
     }))
 
+  it.effect("expecting progress (clangd's index begins at the first open), silence is no sign of readiness", () =>
+    Effect.gen(function*() {
+      const rule = { quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null, openStartsProgress: true }
+      const tracker = yield* Readiness.make(rule)
+      const waiting = yield* Effect.fork(tracker.awaitSettled(60_000, true))
+      // Seconds without a word, as a loaded machine gives clangd before its index begins: not settled.
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* tracker.observe("$/progress", begin("backgroundIndexProgress"))
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)), "the index is running")
+      yield* tracker.observe("$/progress", end("backgroundIndexProgress"))
+      assert.isTrue(yield* Fiber.join(waiting))
+    }))
+
+  it.effect("expecting progress that never begins, the wait ends at the deadline, flagged", () =>
+    Effect.gen(function*() {
+      const rule = { quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null, openStartsProgress: true }
+      const tracker = yield* Readiness.make(rule)
+      const waiting = yield* Effect.fork(tracker.awaitSettled(2_000, true))
+      yield* TestClock.adjust("2 seconds")
+      assert.isFalse(yield* Fiber.join(waiting))
+      // A file no project marker governs starts no index: such a query does not wait for one.
+      assert.isTrue(yield* tracker.awaitSettled(2_000, false))
+    }))
+
   it.effect("a quiet period restarts with every message from the server", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 200, progress: true, maxWaitMs: 60_000, readyLog: null })
+      const tracker = yield* Readiness.make({
+        quietMs: 200,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
       yield* TestClock.adjust("150 millis")
       yield* tracker.observe("window/logMessage", { type: 3, message: "loading" })
@@ -86,7 +143,13 @@ describe("readiness", () => {
 
   it.effect("once settled, later progress does not make queries wait again", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       assert.isTrue(yield* tracker.awaitSettled(0))
       yield* tracker.observe("$/progress", begin("reindex"))
       assert.isTrue(yield* tracker.awaitSettled(0))
@@ -94,10 +157,22 @@ describe("readiness", () => {
 
   it.effect("progress is ignored when the rule says so, and malformed progress never counts", () =>
     Effect.gen(function*() {
-      const ignoring = yield* Readiness.make({ quietMs: 0, progress: false, maxWaitMs: 60_000, readyLog: null })
+      const ignoring = yield* Readiness.make({
+        quietMs: 0,
+        progress: false,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       yield* ignoring.observe("$/progress", begin("index"))
       assert.isTrue(yield* ignoring.awaitSettled(0))
-      const strict = yield* Readiness.make({ quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null })
+      const strict = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false
+      })
       yield* strict.observe("$/progress", { token: { nested: true }, value: { kind: "begin" } })
       yield* strict.observe("$/progress", { token: "x", value: "begin" })
       assert.strictEqual(yield* strict.activeTokens, 0)

@@ -223,9 +223,11 @@ export const all: ReadonlyArray<Preset> = [
         ".hpp": "cpp",
         ".hxx": "cpp"
       },
-      // clangd starts its background index (reported as progress) only after the first didOpen: a short quiet
-      // period lets that progress begin before the first query is asked, so references are not open-file only.
-      readiness: { quietMs: 500 },
+      // clangd starts its background index (reported as progress) only after the first didOpen, and with a
+      // compilation database always reports it, even when the index is cached: a file the database governs is
+      // not answered before that progress has begun and ended (silence is no proof: a loaded machine holds
+      // clangd silent for seconds). Without a database there is no index, and nothing to wait for.
+      readiness: { quietMs: 0, openStartsProgress: true },
       // Every open file keeps a preamble in clangd's memory (measured ~7 MiB for a file with three standard
       // headers; far more with large ones): keep fewer open than the default 32.
       maxRetainedDocuments: 8,

@@ -188,7 +188,7 @@ export const clangd: Suite = {
     cpp: {
       command: "clangd",
       extensionToLanguage: { ".h": "cpp", ".cpp": "cpp" },
-      readiness: { quietMs: 500 },
+      readiness: { quietMs: 0, openStartsProgress: true },
       projectMarkers: ["compile_commands.json"]
     }
   },

@@ -68,6 +68,13 @@ export const Readiness = Schema.Struct({
     "A regular expression for the window/logMessage with which the server says its startup work is done (for " +
       "servers that report no progress): the server is not settled before one matches. null: no such message.",
     null
+  ),
+  openStartsProgress: field(
+    Schema.Boolean,
+    "Whether the server starts its startup work only once a file is open, and reports it as progress (clangd's " +
+      "background index): then, for a file one of projectMarkers governs, the server is not settled before such a " +
+      "progress has begun and ended.",
+    false
   )
 }).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
 

@@ -171,6 +171,19 @@ const request = (
     )
   })
 
+/**
+ * Whether the server's startup work begins only now, with this file open (`openStartsProgress`: clangd indexes
+ * its compilation database once a file is open, and reports it as progress), so that silence is no sign of
+ * readiness. Only a file a project marker governs starts such work.
+ */
+const expectsProgress = (target: Target, located: Located): Effect.Effect<boolean> => {
+  const { key, services, spec } = target
+  const markers = spec.config.projectMarkers
+  return spec.config.readiness.openStartsProgress && markers.length > 0
+    ? ProjectModel.isGoverned(services, key.workspace, located.location.path, markers)
+    : Effect.succeed(false)
+}
+
 /** Steps 5–8 on a leased server. */
 const onServer = (
   target: Target,
@@ -197,7 +210,10 @@ const onServer = (
       ? yield* Projects.load(services, spec, instance, key.workspace, located.location)
       : undefined
     const settled = instance.readiness.isSettled() ||
-      (yield* instance.readiness.awaitSettled(yield* Readiness.deadlineFor(spec.config.readiness)))
+      (yield* instance.readiness.awaitSettled(
+        yield* Readiness.deadlineFor(spec.config.readiness),
+        yield* expectsProgress(target, located)
+      ))
     const asked = yield* request(target, instance, query, { request: document, startedAt })
     const result = yield* Projects.acrossProjects(
       {

@@ -30,9 +30,11 @@ export interface ReadinessTracker {
   readonly touch: Effect.Effect<void>
   /**
    * Waits until the server has settled, or until `untilMillis` (Effect Clock). True when it settled (now or
-   * earlier: once settled, always settled); false when the wait was cut short.
+   * earlier: once settled, always settled); false when the wait was cut short. With `expectProgress` (the
+   * rule's `openStartsProgress`, for a file a project marker governs), a server that has not yet begun a
+   * progress is not settled: its work starts only now that a file is open.
    */
-  readonly awaitSettled: (untilMillis: number) => Effect.Effect<boolean>
+  readonly awaitSettled: (untilMillis: number, expectProgress?: boolean) => Effect.Effect<boolean>
   /** True once the server has been seen settled (which is for good); a synchronous look, no waiting. */
   readonly isSettled: () => boolean
   /** Progress tokens now active, for introspection. */
@@ -49,6 +51,7 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
     // A server that says in its log when its startup work is done is not settled before it has said so.
     const readyLog = rule.readyLog === null ? undefined : new RegExp(rule.readyLog)
     let logged = readyLog === undefined
+    let progressBegun = false
     // Signalled on every change, so a waiter wakes up as soon as the state moves.
     const changed = WakeUp.make()
     const signal = changed.signal
@@ -65,7 +68,10 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
           if (progress._tag === "Some") {
             const { token, value } = progress.value
             if (value.kind === "end") active.delete(token)
-            else active.add(token)
+            else {
+              active.add(token)
+              progressBegun = true
+            }
           }
         }
         signal()
@@ -73,12 +79,13 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
 
     /** One look at the state: settled, cut short, or how long to wait for the next change. */
     const check = (
-      untilMillis: number
+      untilMillis: number,
+      expectProgress: boolean
     ): boolean | { readonly wake: Deferred.Deferred<void>; readonly forMs: number } => {
       if (settled) return true
       const now = clock.unsafeCurrentTimeMillis()
       const quietUntil = lastActivity + rule.quietMs
-      const busy = active.size > 0 || !logged
+      const busy = active.size > 0 || !logged || (expectProgress && rule.progress && !progressBegun)
       if (!busy && now >= quietUntil) {
         settled = true
         return true
@@ -88,13 +95,13 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
       return { wake: changed.next(), forMs: Math.max(0, nextCheck - now) }
     }
 
-    const awaitSettled = (untilMillis: number): Effect.Effect<boolean> =>
+    const awaitSettled = (untilMillis: number, expectProgress = false): Effect.Effect<boolean> =>
       Effect.suspend(() => {
-        const state = check(untilMillis)
+        const state = check(untilMillis, expectProgress)
         if (typeof state === "boolean") return Effect.succeed(state)
         return Effect.zipRight(
           Effect.raceFirst(Deferred.await(state.wake), Effect.sleep(state.forMs)),
-          awaitSettled(untilMillis)
+          awaitSettled(untilMillis, expectProgress)
         )
       })
 
