@@ -1,7 +1,7 @@
 /**
  * The cold compatibility suites run again and again on a loaded machine: `npx tsx
- * packages/lsp-stdio/test/compat/coldRuns.ts [rounds] [lanes]` (default 20 rounds, 1 lane) runs every
- * `*.cold.test.ts` once per round (each query of each on a fresh server) while the machine does other work, and
+ * packages/lsp-stdio/test/compat/coldRuns.ts [rounds] [lanes] [suite]` (default 20 rounds, 1 lane, every
+ * suite) runs every `*.cold.test.ts` (or the one named, e.g. `Clangd`, into a section of its own) once per round (each query of each on a fresh server) while the machine does other work, and
  * writes what it saw into the
  * section of docs/compatibility.md between the `cold-runs` markers: per suite, rounds passed, and the load
  * average during the rounds. A suite that failed names its failed queries. report.ts keeps the section when it
@@ -12,8 +12,6 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 
-const startMarker = "<!-- cold-runs:start -->"
-const endMarker = "<!-- cold-runs:end -->"
 const here = import.meta.dirname
 const packageDirectory = NodePath.resolve(here, "../..")
 const repository = NodePath.resolve(packageDirectory, "../..")
@@ -22,7 +20,13 @@ const output = NodePath.join(repository, "docs", "compatibility.md")
 const rounds = Number(process.argv[2] ?? "20")
 // Lanes run rounds side by side: each lane is CPU-heavy work for the others, as a busy machine would be.
 const lanes = Number(process.argv[3] ?? "1")
-const suites = NodeFs.readdirSync(here).filter((name) => name.endsWith(".cold.test.ts")).sort()
+const only = process.argv[4]
+const suites = NodeFs.readdirSync(here)
+  .filter((name) => name.endsWith(".cold.test.ts") && (only === undefined || name === `${only}.cold.test.ts`))
+  .sort()
+if (suites.length === 0) throw new Error(`no cold suite named ${only}`)
+const startMarker = `<!-- cold-runs${only === undefined ? "" : `-${only}`}:start -->`
+const endMarker = `<!-- cold-runs${only === undefined ? "" : `-${only}`}:end -->`
 
 interface Outcome {
   readonly passed: boolean
@@ -78,12 +82,14 @@ const write = (done: number) => {
   const sortedLoads = [...loads].sort((a, b) => a - b)
   const lines = [
     startMarker,
-    "## Cold runs on a loaded machine",
+    only === undefined ? "## Cold runs on a loaded machine" : `## Cold runs on a loaded machine: ${only} again`,
     "",
-    `Written by \`npx tsx packages/lsp-stdio/test/compat/coldRuns.ts ${rounds}\` on ${
+    `Written by \`npx tsx packages/lsp-stdio/test/compat/coldRuns.ts ${process.argv.slice(2).join(" ")}\` on ${
       started.toISOString().slice(0, 10)
     }: ` +
-    `every cold suite (each query on a fresh server, the first answer compared with the recorded one), ${done} of ` +
+    `${
+      only === undefined ? "every cold suite" : `the ${only} cold suite`
+    } (each query on a fresh server, the first answer compared with the recorded one), ${done} of ` +
     `${rounds} rounds${
       lanes > 1 ? `, ${lanes} at a time,` : ""
     } in a row, on ${NodeOs.cpus().length} cores (Node ${process.version}) while other CPU-heavy work ran ` +
