@@ -14,8 +14,9 @@ import { UsageError } from "./errors.js"
 export const remoteOption = Options.text("remote").pipe(
   Options.withDescription(
     "Ask a running host instead of starting servers: auto (the per-user daemon of this configuration, started " +
-      "when none runs), a socket path, or http://HOST:PORT / ws://HOST:PORT (with --token-file or " +
-      `${LspRemoteTarget.tokenVariable}).`
+      "when none runs), a socket path, or http://HOST:PORT / ws://HOST:PORT, or https://HOST:PORT / " +
+      `wss://HOST:PORT for a host serving TLS (with --token-file or ${LspRemoteTarget.tokenVariable}; ` +
+      "--ca-file for a private CA)."
   ),
   Options.optional
 )
