@@ -304,6 +304,31 @@ layer(HostLayer, { timeout: "180 seconds", excludeTestServices: true })("renameP
   )
 
   it.effect(
+    "TypeScript: a number and a string literal are LSP_CANNOT_RENAME, as the server's prepareRename says",
+    () =>
+      Effect.gen(function*() {
+        // circle.ts line 7: return Math.PI * this.radius ** 2; main.ts line 12: … describe("done") …
+        const literals = [
+          { file: "circle.ts", position: find(tsRoot, "circle.ts", 6, "2") },
+          { file: "main.ts", position: find(tsRoot, "main.ts", 11, "\"done\"") }
+        ]
+        for (const { file, position } of literals) {
+          const result = yield* preview(tsRoot, file, position, "x")
+          assert.isTrue(result._tag === "Left", `${file}: ${JSON.stringify(result)}`)
+          if (result._tag === "Left") {
+            assert.strictEqual(result.left.code, "LSP_CANNOT_RENAME")
+            assert.include(result.left.message, "You cannot rename this element")
+          }
+          const raw = yield* rawRename(tsServer, tsRoot, "typescript", file, position, "x", tsOptions)
+          assert.deepStrictEqual(raw.prepared, {
+            refused: "-32603: Request textDocument/prepareRename failed with message: You cannot rename this element."
+          })
+        }
+      }),
+    slow
+  )
+
+  it.effect(
     "TypeScript: a symbol of the standard library is LSP_CANNOT_RENAME, with the server's reason",
     () =>
       Effect.gen(function*() {
