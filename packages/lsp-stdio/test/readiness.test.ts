@@ -5,6 +5,9 @@ import * as Readiness from "../src/internal/servers/readiness.js"
 const begin = (token: string | number) => ({ token, value: { kind: "begin", title: "Indexing" } })
 const end = (token: string | number) => ({ token, value: { kind: "end" } })
 
+/** clangd's rule: its index, reported as progress, begins only once a file is open. */
+const indexingRule = { quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null, openStartsProgress: true }
+
 describe("readiness", () => {
   it.effect("with no progress and no quiet period, a server is settled at once", () =>
     Effect.gen(function*() {
@@ -99,8 +102,7 @@ describe("readiness", () => {
 
   it.effect("expecting progress (clangd's index begins at the first open), silence is no sign of readiness", () =>
     Effect.gen(function*() {
-      const rule = { quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null, openStartsProgress: true }
-      const tracker = yield* Readiness.make(rule)
+      const tracker = yield* Readiness.make(indexingRule)
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000, true))
       // Seconds without a word, as a loaded machine gives clangd before its index begins: not settled.
       yield* TestClock.adjust("5 seconds")
@@ -114,8 +116,7 @@ describe("readiness", () => {
 
   it.effect("expecting progress that never begins, the wait ends at the deadline, flagged", () =>
     Effect.gen(function*() {
-      const rule = { quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null, openStartsProgress: true }
-      const tracker = yield* Readiness.make(rule)
+      const tracker = yield* Readiness.make(indexingRule)
       const waiting = yield* Effect.fork(tracker.awaitSettled(2_000, true))
       yield* TestClock.adjust("2 seconds")
       assert.isFalse(yield* Fiber.join(waiting))
