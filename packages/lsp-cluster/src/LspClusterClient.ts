@@ -24,6 +24,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as ClusterSharding from "./internal/sharding.js"
 import * as LspClusterEntity from "./LspClusterEntity.js"
@@ -143,6 +144,13 @@ export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding
 export interface Options {
   /** The cluster's storage: the same as its runners'. */
   readonly storage: LspClusterStorage.Storage
+  /** The runners' token (`LspClusterRunner.Options.token`), presented on every connection to a runner. */
+  readonly token?: Redacted.Redacted<string> | undefined
+  /**
+   * Reach the runners over TLS (as their `tls` option serves), trusting `ca` (PEM; default the system's
+   * certificates).
+   */
+  readonly tls?: { readonly ca?: string | undefined } | undefined
 }
 
 /**
@@ -168,6 +176,9 @@ export const layer = (options: Options): Layer.Layer<LspService.LspService | Lsp
         })
       )
     ))).pipe(
-      Layer.provide(ClusterSharding.client),
+      Layer.provide(ClusterSharding.client({
+        token: options.token,
+        tls: options.tls === undefined ? undefined : { ca: options.tls.ca }
+      })),
       Layer.provide(LspClusterStorage.layer(options.storage))
     )
