@@ -97,8 +97,8 @@ describe("the cluster's protocol behind a token and TLS", () => {
         const secret = token()
         const storageText = `sqlite:${NodePath.join(directory, "cluster.db")}`
         const secured = [
-          "--token",
-          Redacted.value(secret),
+          // One argument: a random token may begin with "-".
+          `--token=${Redacted.value(secret)}`,
           "--tls-cert",
           certificate.certFile,
           "--tls-key",
@@ -121,6 +121,10 @@ describe("the cluster's protocol behind a token and TLS", () => {
           (context) => Context.get(context, LspService.LspService).query(hover(workspace!))
         ))
         assert.deepStrictEqual(answer, local)
+        // The token without TLS does not reach them: such a client is turned away at its start.
+        const plainClient = yield* Effect.flip(Layer.build(LspClusterClient.layer({ storage, token: secret })))
+        assert.strictEqual(plainClient.code, "LSP_INVALID_CONFIG")
+        assert.include(plainClient.message, "refused this client")
         const placed = yield* client.hello(workspace!)
         assert.include([first.address, second.address], placed.fingerprint)
         for (const runner of [first, second]) assert.notInclude(runner.output(), "refused a connection")
@@ -145,7 +149,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
           storage: storageText,
           port: yield* freePort,
           root,
-          extra: ["--token", Redacted.value(secret)]
+          extra: [`--token=${Redacted.value(secret)}`]
         })
         assert.include(why, first.address)
       }),
@@ -165,7 +169,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
           storage: storageText,
           port: yield* freePort,
           root,
-          extra: ["--token", Redacted.value(secret)]
+          extra: [`--token=${Redacted.value(secret)}`]
         })
         const [host, port] = [runner.address.split(":")[0]!, Number(runner.address.split(":")[1])]
         const dial = () => Net.connect({ host, port })
@@ -182,15 +186,11 @@ describe("the cluster's protocol behind a token and TLS", () => {
           const refused = yield* exchange(dial, bytes, 15_000)
           assert.strictEqual(refused.received, 0, what)
         }
-        // A client with a wrong token is refused too: no answer, and its query never reaches an entity (the
-        // runner started no language server).
+        // A client with a wrong token is turned away at its start, and the runner started no language server.
         const storage = yield* LspClusterStorage.decode(storageText)
-        const intruder = Context.get(
-          yield* Layer.build(LspClusterClient.layer({ storage, token: token() })),
-          LspClusterClient.LspClusterClient
-        )
-        const attempt = yield* intruder.query(hover(workspace!)).pipe(Effect.timeout("5 seconds"), Effect.exit)
-        assert.isTrue(Exit.isFailure(attempt), "no answer without the token")
+        const intruder = yield* Effect.flip(Layer.build(LspClusterClient.layer({ storage, token: token() })))
+        assert.strictEqual(intruder.code, "LSP_INVALID_CONFIG")
+        assert.include(intruder.message, `The cluster's runners at ${runner.address} refused this client`)
         assert.deepStrictEqual(descendants(runner.pid), [])
         assert.match(runner.output(), /refused a connection from 127\.0\.0\.1:[0-9]+: a wrong token/)
         // The right client is answered by the same runner.
@@ -204,7 +204,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
           storage: storageText,
           port: yield* freePort,
           root,
-          extra: ["--token", Redacted.value(token())]
+          extra: [`--token=${Redacted.value(token())}`]
         })
         assert.include(why, `refused this runner`)
         assert.strictEqual((yield* member.query(hover(workspace!))).kind, "hover")

@@ -44,16 +44,19 @@ export const timings: Partial<ShardingConfig.ShardingConfig["Type"]> = {
 const storageLayers = Layer.mergeAll(Layer.orDie(SqlMessageStorage.layer), Layer.orDie(SqlRunnerStorage.layer))
 
 /**
- * Before a runner joins: every runner the storage lists that can be reached must admit this one's token and TLS
- * setting. A runner with another token would be refused by the others (and refuse them) once it had joined,
- * yet be given shards; so it is turned away here, and the cluster's token is that of its running runners.
+ * Before a runner joins or a client starts: every runner the storage lists that can be reached must admit this
+ * side's token and TLS setting. A runner with another token would be refused by the others (and refuse them)
+ * once it had joined, yet be given shards; a client would wait on every query until it failed. So both are
+ * turned away here: the cluster's token is that of its running runners.
  */
-const checkPeers = (self: RunnerAddress.RunnerAddress, security: Transport.Security) =>
+const checkPeers = (self: RunnerAddress.RunnerAddress | undefined, security: Transport.Security) =>
   Effect.gen(function*() {
     const storage = yield* RunnerStorage.RunnerStorage
     // A storage that cannot be read now is reported by the cluster itself once it starts.
     const listed = yield* Effect.orElseSucceed(storage.getRunners, () => [])
-    const others = listed.map(([runner]) => runner.address).filter((address) => !Equal.equals(address, self))
+    const others = listed.map(([runner]) => runner.address).filter((address) =>
+      self === undefined || !Equal.equals(address, self)
+    )
     const verdicts = yield* Effect.forEach(
       others,
       (address) => Effect.map(Transport.probe(address, security), (verdict) => ({ address, verdict })),
@@ -62,9 +65,10 @@ const checkPeers = (self: RunnerAddress.RunnerAddress, security: Transport.Secur
     const refused = verdicts.filter((v) => v.verdict === "refused").map((v) => `${v.address.host}:${v.address.port}`)
     if (refused.length > 0) {
       return yield* LspError.invalidConfig(
-        `The cluster's runners at ${refused.join(", ")} refused this runner: they use another token or TLS ` +
-          "setting. Give every runner and client the same --token-file, and TLS (--tls-cert, --tls-key, " +
-          "--ca-file) to all or none.",
+        `The cluster's runners at ${refused.join(", ")} refused this ${self === undefined ? "client" : "runner"}: ` +
+          "they use another token or TLS setting. Give every runner and client the same token (runner " +
+          "--token-file, serve --cluster-token-file), and TLS to all or none (runner --tls-cert/--tls-key/--ca-file, " +
+          "serve --cluster-tls/--cluster-ca-file).",
         { refusedBy: refused }
       )
     }
@@ -121,11 +125,12 @@ export const runner = (options: {
 /** A client: sends to the runners the storage lists (with `security`, as the runners expect), runs no entity. */
 export const client = (security: Transport.Security): Layer.Layer<
   Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage,
-  never,
+  LspError.LspError,
   SqlClient.SqlClient
 > =>
   SocketRunner.layerClientOnly.pipe(
     Layer.provide(Transport.layerClientProtocol(security)),
+    Layer.provide(Layer.effectDiscard(checkPeers(undefined, security))),
     Layer.provideMerge(storageLayers),
     Layer.provide(ShardingConfig.layer({ ...timings, runnerAddress: Option.none() })),
     Layer.provide(RpcSerialization.layerMsgPack)
