@@ -51,16 +51,21 @@ const runner = (args: ReadonlyArray<string>, cwd: string): Effect.Effect<Started
     return { stderr: () => stderr }
   })
 
+/** A fake-server workspace, and in a directory of their own a certificate, a token path and SQLite storage. */
+const clusterFiles = Effect.gen(function*() {
+  const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+  const secrets = yield* scopedTempDir("cluster-secrets")
+  const certificate = selfSignedCertificate(secrets, "runner")
+  const tokenFile = NodePath.join(secrets, "cluster.token")
+  return { fake, secrets, certificate, tokenFile, storage: `sqlite:${NodePath.join(secrets, "cluster.db")}` }
+})
+
 describe("lsp-seam runner and serve --cluster", () => {
   it.scopedLive(
     "a runner with a token and TLS over SQLite, serve --cluster in front: query --remote answers as locally",
     () =>
       Effect.gen(function*() {
-        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
-        const secrets = yield* scopedTempDir("cluster-secrets")
-        const certificate = selfSignedCertificate(secrets, "runner")
-        const tokenFile = NodePath.join(secrets, "cluster.token")
-        const storage = `sqlite:${NodePath.join(secrets, "cluster.db")}`
+        const { certificate, fake, secrets, storage, tokenFile } = yield* clusterFiles
         const started = yield* runner([
           "--storage",
           storage,
@@ -128,11 +133,7 @@ describe("lsp-seam runner and serve --cluster", () => {
     "an address other machines reach: refused without a token, or without TLS unless --allow-plaintext",
     () =>
       Effect.gen(function*() {
-        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
-        const secrets = yield* scopedTempDir("cluster-secrets")
-        const certificate = selfSignedCertificate(secrets, "runner")
-        const tokenFile = NodePath.join(secrets, "cluster.token")
-        const storage = `sqlite:${NodePath.join(secrets, "cluster.db")}`
+        const { certificate, fake, storage, tokenFile } = yield* clusterFiles
         const listen = `0.0.0.0:${yield* freePort}`
         const base = ["--storage", storage, "--listen", listen, "--root", fake.dir]
         const tls = ["--tls-cert", certificate.certFile, "--tls-key", certificate.keyFile]

@@ -155,7 +155,8 @@ export interface Options {
 
 /**
  * An `LspService` answered by the cluster, and the `LspClusterClient` behind it. `registerProvider` fails
- * with `LSP_INVALID_PROVIDER`: the runners own the providers.
+ * with `LSP_INVALID_PROVIDER`: the runners own the providers. Fails with `LSP_INVALID_CONFIG` when the running
+ * runners refuse this client's token or TLS setting.
  *
  * @since 0.1.0
  * @category layers

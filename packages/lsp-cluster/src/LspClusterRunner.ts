@@ -1,7 +1,8 @@
 /**
  * A runner of an lsp-seam cluster: joins the cluster recorded in the storage, listens for the other runners
- * and the clients on `host:port`, and hosts the workspace entities the cluster assigns to it, each answered
- * by a stdio host of its own (`LspClusterEntity`). When the runner stops, its entities (and their language
+ * and the clients on `host:port` (admitting only those with the cluster's token; over TLS when given), and
+ * hosts the workspace entities the cluster assigns to it, each answered by a stdio host of its own
+ * (`LspClusterEntity`). When the runner stops, its entities (and their language
  * servers) stop and its shards move to the other runners; when it is killed, the stdio host's watchdog ends
  * its servers and the others take its shards once they have seen it gone.
  *
@@ -91,8 +92,9 @@ const checkTls = (tls: NonNullable<Options["tls"]>) =>
   })
 
 /**
- * The runner as a Layer: validates its options (port, listen address, roots), opens the storage, joins the
- * cluster and registers the workspace entity. Fails with `LSP_INVALID_CONFIG` on bad options,
+ * The runner as a Layer: validates its options (port, listen address, token, TLS, roots), opens the storage,
+ * checks that the running runners admit its token and TLS setting, joins the cluster and registers the
+ * workspace entity. Fails with `LSP_INVALID_CONFIG` on bad options or when running runners refuse it,
  * `LSP_CONFLICT` when the port is taken, `LSP_REMOTE_UNAVAILABLE` when the storage cannot be opened.
  *
  * @since 0.1.0
