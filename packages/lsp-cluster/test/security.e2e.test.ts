@@ -16,7 +16,7 @@ import * as Crypto from "node:crypto"
 import * as Net from "node:net"
 import * as NodePath from "node:path"
 import * as Tls from "node:tls"
-import { pingRequest, preamble } from "../src/internal/transport.js"
+import { maxUnadmitted, pingRequest, preamble } from "../src/internal/transport.js"
 import { config } from "./fixtures/typescriptConfig.js"
 import { descendants, freePort, startRunner, tempDirectory, waitFor, workspaces } from "./support.js"
 
@@ -186,6 +186,16 @@ describe("the cluster's protocol behind a token and TLS", () => {
           const refused = yield* exchange(dial, bytes, 15_000)
           assert.strictEqual(refused.received, 0, what)
         }
+        // Stalled connections (nothing sent) cannot hold the runner: one past the cap closes the oldest at once,
+        // long before its 10 s to present a token.
+        const stalled = Array.from({ length: maxUnadmitted + 1 }, dial)
+        const openedAt = Date.now()
+        const oldestClosed = yield* Effect.async<number>((resume) => {
+          stalled[0]!.on("error", () => {})
+          stalled[0]!.once("close", () => resume(Effect.succeed(Date.now() - openedAt)))
+        })
+        for (const conn of stalled) conn.destroy()
+        assert.isBelow(oldestClosed, 5_000)
         // A client with a wrong token is turned away at its start, and the runner started no language server.
         const storage = yield* LspClusterStorage.decode(storageText)
         const intruder = yield* Effect.flip(Layer.build(LspClusterClient.layer({ storage, token: token() })))

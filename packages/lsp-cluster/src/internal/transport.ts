@@ -46,6 +46,12 @@ export const preamble = (token: Redacted.Redacted<string>): Buffer =>
 /** How long a connection may take to present its token (and, with TLS, to complete its handshake). */
 const handshakeTimeout = Duration.seconds(10)
 
+/**
+ * How many connections may be presenting their token at once (as `serve --max-pending-connections`' default):
+ * one more closes the one waiting longest, so stalled peers cannot hold a runner's sockets.
+ */
+export const maxUnadmitted = 64
+
 /** Reads exactly `length` bytes from a paused socket, leaving what follows for the protocol. */
 const readExactly = (conn: Net.Socket, length: number): Effect.Effect<Buffer, Error> =>
   Effect.async<Buffer, Error>((resume) => {
@@ -94,6 +100,8 @@ export const makeServer = (options: {
     const failed = yield* Deferred.make<never, SocketServer.SocketServerError>()
     const accepted = yield* Queue.unbounded<Net.Socket>()
     const live = new Set<Net.Socket>()
+    // In arrival order (a Set iterates so): the first is the one waiting longest.
+    const unadmitted = new Set<Net.Socket>()
     const server = yield* Effect.acquireRelease(
       Effect.try({
         try: () =>
@@ -116,7 +124,18 @@ export const makeServer = (options: {
     )
     server.on(options.tls === undefined ? "connection" : "secureConnection", (conn: Net.Socket) => {
       live.add(conn)
-      conn.once("close", () => live.delete(conn))
+      conn.once("close", () => {
+        live.delete(conn)
+        unadmitted.delete(conn)
+      })
+      if (expected !== undefined) {
+        unadmitted.add(conn)
+        if (unadmitted.size > maxUnadmitted) {
+          const [oldest] = unadmitted
+          unadmitted.delete(oldest!)
+          oldest!.destroy()
+        }
+      }
       // Until the protocol listens, an error must not go unhandled (it would end the process); "close" follows.
       conn.on("error", () => {})
       Queue.unsafeOffer(accepted, conn)
@@ -138,6 +157,7 @@ export const makeServer = (options: {
 
     const serve = <R, E, _>(conn: Net.Socket, handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
       admit(conn, expected).pipe(
+        Effect.ensuring(Effect.sync(() => unadmitted.delete(conn))),
         Effect.tapError((error) =>
           Effect.logWarning(
             `lsp-seam runner: refused a connection from ${conn.remoteAddress}:${conn.remotePort}: ${error.message}`
