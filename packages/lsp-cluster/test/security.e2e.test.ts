@@ -1,3 +1,6 @@
+import * as RunnerStorage from "@effect/cluster/RunnerStorage"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { type LspQuery, LspService } from "@lsp-seam/lsp"
@@ -12,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Crypto from "node:crypto"
 import * as Net from "node:net"
 import * as NodePath from "node:path"
@@ -82,6 +86,20 @@ const refusedRunner = (options: Parameters<typeof startRunner>[0]) =>
     assert.match(why, /LSP_INVALID_CONFIG|refused this runner/)
     return why
   })
+
+/** Waits (30 s at most) until the storage lists a runner at `address`. */
+const registered = (storage: LspClusterStorage.Storage, address: string) =>
+  Effect.flatMap(RunnerStorage.RunnerStorage, (runners) =>
+    runners.getRunners.pipe(
+      Effect.map((listed) => listed.some(([r]) => `${r.address.host}:${r.address.port}` === address)),
+      Effect.repeat({ until: (found) => found, schedule: Schedule.spaced("100 millis") }),
+      Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error(`${address} never registered`) })
+    )).pipe(
+      Effect.provide(SqlRunnerStorage.layer.pipe(
+        Layer.provide([LspClusterStorage.layer(storage), ShardingConfig.layer()])
+      )),
+      Effect.orDie
+    )
 
 const concat = (...parts: ReadonlyArray<Uint8Array>) => Buffer.concat(parts.map((part) => Buffer.from(part)))
 
@@ -197,7 +215,9 @@ describe("the cluster's protocol behind a token and TLS", () => {
         for (const conn of stalled) conn.destroy()
         assert.isBelow(oldestClosed, 5_000)
         // A client with a wrong token is turned away at its start, and the runner started no language server.
+        // ("ready" may come before the runner's registration, which the client's check reads: wait for it.)
         const storage = yield* LspClusterStorage.decode(storageText)
+        yield* registered(storage, runner.address)
         const intruder = yield* Effect.flip(Layer.build(LspClusterClient.layer({ storage, token: token() })))
         assert.strictEqual(intruder.code, "LSP_INVALID_CONFIG")
         assert.include(intruder.message, `The cluster's runners at ${runner.address} refused this client`)

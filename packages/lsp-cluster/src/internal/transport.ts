@@ -69,6 +69,8 @@ const readExactly = (conn: Net.Socket, length: number): Effect.Effect<Buffer, Er
       cleanup()
       resume(Effect.fail(new Error("closed before its token")))
     }
+    // A connection that waited in the queue may be gone already: no "close" would come again.
+    if (conn.destroyed) return resume(Effect.fail(new Error("closed before its token")))
     conn.on("readable", onReadable)
     conn.on("close", onClose)
     return Effect.sync(cleanup)
