@@ -11,8 +11,9 @@
  * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
  * - `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]`;
  *   `query`, `mcp` and `doctor` take `--remote auto|PATH|URL [--token-file F]` to use a running host
- * - `lsp-seam runner --storage <sqlite:FILE | postgres://…> [--listen HOST:PORT] [--root DIR]` joins a cluster;
- *   `lsp-seam serve --cluster <storage>` serves the cluster's answers to clients as a host
+ * - `lsp-seam runner --storage <sqlite:FILE | postgres://…> [--listen HOST:PORT] [--root DIR] [--token-file F]
+ *   [--tls-cert FILE --tls-key FILE [--ca-file FILE]]` joins a cluster; `lsp-seam serve --cluster <storage>
+ *   [--cluster-token-file F] [--cluster-ca-file FILE]` serves the cluster's answers to clients as a host
  *
  * `run` parses the arguments, runs the command and returns the exit code: 0 success (also when nothing was
  * found), 1 an `LspError` (printed as `error[CODE]: message` on stderr) or an unusable server in `doctor`,

@@ -24,6 +24,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as ClusterSharding from "./internal/sharding.js"
 import * as LspClusterEntity from "./LspClusterEntity.js"
@@ -143,11 +144,19 @@ export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding
 export interface Options {
   /** The cluster's storage: the same as its runners'. */
   readonly storage: LspClusterStorage.Storage
+  /** The runners' token (`LspClusterRunner.Options.token`), presented on every connection to a runner. */
+  readonly token?: Redacted.Redacted<string> | undefined
+  /**
+   * Reach the runners over TLS (as their `tls` option serves), trusting `ca` (PEM; default the system's
+   * certificates).
+   */
+  readonly tls?: { readonly ca?: string | undefined } | undefined
 }
 
 /**
  * An `LspService` answered by the cluster, and the `LspClusterClient` behind it. `registerProvider` fails
- * with `LSP_INVALID_PROVIDER`: the runners own the providers.
+ * with `LSP_INVALID_PROVIDER`: the runners own the providers. Fails with `LSP_INVALID_CONFIG` when the running
+ * runners refuse this client's token or TLS setting.
  *
  * @since 0.1.0
  * @category layers
@@ -168,6 +177,9 @@ export const layer = (options: Options): Layer.Layer<LspService.LspService | Lsp
         })
       )
     ))).pipe(
-      Layer.provide(ClusterSharding.client),
+      Layer.provide(ClusterSharding.client({
+        token: options.token,
+        tls: options.tls === undefined ? undefined : { ca: options.tls.ca }
+      })),
       Layer.provide(LspClusterStorage.layer(options.storage))
     )

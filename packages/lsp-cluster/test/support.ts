@@ -98,6 +98,8 @@ export const startRunner = (options: {
   readonly port: number
   readonly root: string
   readonly idleSeconds?: number
+  /** Further arguments of fixtures/runner.ts: --host, --token, --tls-cert, --tls-key, --ca-file. */
+  readonly extra?: ReadonlyArray<string>
 }): Effect.Effect<Runner, never, Scope.Scope> =>
   Effect.gen(function*() {
     const args = [
@@ -110,7 +112,8 @@ export const startRunner = (options: {
       String(options.port),
       "--root",
       options.root,
-      ...(options.idleSeconds === undefined ? [] : ["--idle", String(options.idleSeconds)])
+      ...(options.idleSeconds === undefined ? [] : ["--idle", String(options.idleSeconds)]),
+      ...(options.extra ?? [])
     ]
     const exited = (child: ChildProcess.ChildProcess) =>
       Effect.async<void>((resume) => {

@@ -9,6 +9,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type { LspError } from "@lsp-seam/lsp"
 import { LspClusterRunner, LspClusterStorage } from "@lsp-seam/lsp-cluster"
+import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
 import { LspConfigFile } from "@lsp-seam/setup"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -20,7 +21,7 @@ import { type CliIO, stderr } from "./cliIO.js"
 import { UsageError } from "./errors.js"
 import * as IdleExit from "./idleExit.js"
 import { allowPlaintextOption } from "./remoteOptions.js"
-import { parseListen } from "./serve.js"
+import { parseListen, readPem, serverToken, tlsOf } from "./serve.js"
 
 /** The port @effect/cluster's runners use by default. */
 const defaultListen = "127.0.0.1:34431"
@@ -48,6 +49,42 @@ const runnerRootOption = Options.text("root").pipe(
   Options.repeated
 )
 
+const advertiseOption = Options.text("advertise").pipe(
+  Options.withDescription(
+    "The host name or address the other runners and the clients reach this runner at (default: --listen's " +
+      "host; give it when listening on 0.0.0.0 or ::)."
+  ),
+  Options.optional
+)
+
+const runnerTokenFileOption = Options.text("token-file").pipe(
+  Options.withDescription(
+    "The cluster's token file (mode 0600), the same on every runner and client (serve --cluster-token-file); " +
+      "a new one is written when it does not exist. Required with a --listen address other machines can reach."
+  ),
+  Options.optional
+)
+
+const runnerTlsCertOption = Options.text("tls-cert").pipe(
+  Options.withDescription(
+    "Serve the other runners and the clients over TLS with this PEM certificate chain (and --tls-key), and " +
+      "reach the other runners over TLS."
+  ),
+  Options.optional
+)
+
+const runnerTlsKeyOption = Options.text("tls-key").pipe(
+  Options.withDescription("The PEM private key of --tls-cert."),
+  Options.optional
+)
+
+const runnerCaFileOption = Options.text("ca-file").pipe(
+  Options.withDescription(
+    "With --tls-cert: PEM certificates to trust for the other runners instead of the system's (a private CA)."
+  ),
+  Options.optional
+)
+
 const idleOption = Options.text("idle").pipe(
   Options.withDescription(
     "How long a workspace may go without a query before the cluster passivates it and its language servers stop " +
@@ -70,6 +107,11 @@ export const runner = Command.make(
     listen: runnerListenOption,
     root: runnerRootOption,
     idle: idleOption,
+    advertise: advertiseOption,
+    tokenFile: runnerTokenFileOption,
+    tlsCert: runnerTlsCertOption,
+    tlsKey: runnerTlsKeyOption,
+    caFile: runnerCaFileOption,
     allowPlaintext: allowPlaintextOption,
     config: configOption
   },
@@ -86,6 +128,19 @@ export const runner = Command.make(
       if (listen.port === 0) {
         return yield* new UsageError({ message: "--listen: a runner needs a fixed port, which other runners dial." })
       }
+      const tls = yield* tlsOf(listen, args)
+      if (tls === undefined && Option.isSome(args.caFile)) {
+        return yield* new UsageError({ message: "--ca-file goes with --tls-cert FILE --tls-key FILE." })
+      }
+      const ca = Option.isSome(args.caFile) ? yield* readPem("--ca-file", args.caFile.value) : undefined
+      if (Option.isNone(args.tokenFile) && !LspRemoteAddress.isLoopback(listen.host)) {
+        return yield* new UsageError({
+          message: `--listen ${listen.host}:${listen.port} can be reached from other machines: give the cluster a ` +
+            "token (--token-file FILE, the same on every runner and client)."
+        })
+      }
+      // Loopback without a token stays possible for a development cluster (docs/security.md says what it risks).
+      const token = Option.isSome(args.tokenFile) ? yield* serverToken(args.tokenFile, "runner") : undefined
       const storage = yield* Either.match(storageOf(args.storage), {
         onLeft: (message) => Effect.fail(new UsageError({ message })),
         onRight: Effect.succeed
@@ -107,17 +162,29 @@ export const runner = Command.make(
           storage,
           host: listen.host,
           port: listen.port,
+          advertiseHost: Option.getOrUndefined(args.advertise),
+          token,
+          tls: tls === undefined ? undefined : { ...tls, ca },
           roots,
           config: loaded.input,
           maxIdleTime,
           allowPlaintext: args.allowPlaintext
         }))
         const joined = Context.get(context, LspClusterRunner.LspClusterRunner)
+        if (tls === undefined && args.allowPlaintext) {
+          yield* stderr(
+            `lsp-seam runner: WARNING: --allow-plaintext: ${listen.host}:${listen.port} serves without TLS; the ` +
+              "token and every answer are unencrypted and anyone on the network path can read or replay them\n"
+          )
+        }
         yield* stderr(
           `lsp-seam runner: joined the cluster at ${LspClusterStorage.describe(storage)} as ` +
             `${joined.address.host}:${joined.address.port} (pid ${process.pid}, servers: ` +
             `${Object.keys(loaded.config.servers).join(", ")})\n` +
-            `lsp-seam runner: serving the roots ${(joined.roots ?? roots).join(", ")}\n`
+            `lsp-seam runner: serving the roots ${(joined.roots ?? roots).join(", ")}\n` +
+            `lsp-seam runner: ${tls === undefined ? "no TLS" : "TLS"}, ${
+              token === undefined ? "no token (loopback only)" : "token required"
+            }\n`
         )
         return yield* Effect.never
       }))

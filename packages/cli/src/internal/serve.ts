@@ -72,14 +72,14 @@ export const describeAddress = (address: SocketServer.Address, secure = false): 
       address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
     }:${address.port}/lsp-seam`
 
-const readPem = (flag: string, file: string) =>
+export const readPem = (flag: string, file: string) =>
   Effect.try({
     try: () => NodeFs.readFileSync(NodePath.resolve(file), "utf8"),
     catch: (cause) => new UsageError({ message: `${flag} ${file}: cannot read it (${String(cause)}).` })
   })
 
 /** `--tls-cert`/`--tls-key` (both or neither) and the plaintext rule for an address others can reach. */
-const tlsOf = (
+export const tlsOf = (
   listen: { readonly host: string; readonly port: number },
   args: {
     readonly tlsCert: Option.Option<string>
@@ -107,21 +107,27 @@ const tlsOf = (
     return undefined
   })
 
-const serverToken = (tokenFile: Option.Option<string>) =>
+/**
+ * The token of a listener: `--token-file`'s (a new one written there when the file does not exist), else
+ * `LSP_SEAM_TOKEN`'s; none is a usage error naming `missing`.
+ */
+export const serverToken = (tokenFile: Option.Option<string>, command = "serve", missing = "--listen") =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     if (Option.isNone(tokenFile)) {
       if (process.env[LspRemoteTarget.tokenVariable] !== undefined) {
         return yield* LspRemoteAuth.fromEnv(LspRemoteTarget.tokenVariable)
       }
-      return yield* new UsageError({ message: `--listen needs --token-file F (or ${LspRemoteTarget.tokenVariable}).` })
+      return yield* new UsageError({
+        message: `${missing} needs --token-file F (or ${LspRemoteTarget.tokenVariable}).`
+      })
     }
     const file = NodePath.resolve(tokenFile.value)
     const exists = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
     if (exists) return yield* LspRemoteAuth.fromFile(file)
     const token = yield* LspRemoteAuth.generate
     yield* LspRemoteAuth.writeFile(file, token)
-    yield* stderr(`lsp-seam serve: wrote a new token to ${file}\n`)
+    yield* stderr(`lsp-seam ${command}: wrote a new token to ${file}\n`)
     return token
   })
 
@@ -143,6 +149,45 @@ const clusterOption = Options.text("cluster").pipe(
   Options.optional
 )
 
+const clusterTokenFileOption = Options.text("cluster-token-file").pipe(
+  Options.withDescription(
+    "With --cluster: the runners' token file (their --token-file), presented to every runner (mode 0600)."
+  ),
+  Options.optional
+)
+
+const clusterTlsOption = Options.boolean("cluster-tls").pipe(
+  Options.withDescription(
+    "With --cluster: reach the runners over TLS (they serve --tls-cert), trusting the system's certificates."
+  )
+)
+
+const clusterCaFileOption = Options.text("cluster-ca-file").pipe(
+  Options.withDescription(
+    "With --cluster: reach the runners over TLS, trusting these PEM certificates (a private CA) instead."
+  ),
+  Options.optional
+)
+
+/** The cluster client's options from `--cluster-token-file`, `--cluster-tls` and `--cluster-ca-file`. */
+const clusterSecurity = (args: {
+  readonly clusterTokenFile: Option.Option<string>
+  readonly clusterTls: boolean
+  readonly clusterCaFile: Option.Option<string>
+}) =>
+  Effect.gen(function*() {
+    const token = yield* Option.match(args.clusterTokenFile, {
+      onNone: () => Effect.succeed(undefined),
+      onSome: (file) => LspRemoteAuth.fromFile(NodePath.resolve(file))
+    })
+    const ca = yield* Option.match(args.clusterCaFile, {
+      onNone: () => Effect.succeed(undefined),
+      onSome: (file) => readPem("--cluster-ca-file", file)
+    })
+    const tls = args.clusterTls || ca !== undefined ? { ca } : undefined
+    return { token, tls }
+  })
+
 export const serve = Command.make(
   "serve",
   {
@@ -159,7 +204,10 @@ export const serve = Command.make(
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption,
-    cluster: clusterOption
+    cluster: clusterOption,
+    clusterTokenFile: clusterTokenFileOption,
+    clusterTls: clusterTlsOption,
+    clusterCaFile: clusterCaFileOption
   },
   // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
   // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
@@ -234,6 +282,15 @@ export const serve = Command.make(
             onRight: (storage) => Effect.succeed(Option.some(storage))
           })
       })
+      if (
+        Option.isNone(cluster) &&
+        (Option.isSome(args.clusterTokenFile) || args.clusterTls || Option.isSome(args.clusterCaFile))
+      ) {
+        return yield* new UsageError({
+          message: "--cluster-token-file, --cluster-tls and --cluster-ca-file go with --cluster STORAGE."
+        })
+      }
+      const security = yield* clusterSecurity(args)
       const workingDirectory = process.cwd()
       // A TCP host serves the directory it was started in unless told otherwise; the per-user socket serves
       // its user's workspaces, as before.
@@ -258,7 +315,7 @@ export const serve = Command.make(
         // hold the servers: this host has none of its own to prewarm, report or budget.
         const hosted = yield* Option.match(cluster, {
           onSome: (storage) =>
-            Effect.map(Layer.build(LspClusterClient.layer({ storage })), (context) => {
+            Effect.map(Layer.build(LspClusterClient.layer({ storage, ...security })), (context) => {
               const base = Context.get(context, LspService.LspService)
               return {
                 served: LspService.LspService.of({

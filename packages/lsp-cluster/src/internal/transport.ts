@@ -1,0 +1,291 @@
+/**
+ * The socket transport between the runners and clients of an lsp-seam cluster, in place of
+ * @effect/platform-node's plain `NodeClusterSocket`: the same RPC protocol (msgpack over a stream), over TCP or
+ * TLS, and with a token, which the connecting side sends first. A runner reads it before the protocol sees a
+ * byte: a peer without the cluster's token gets no byte back, only a closed connection.
+ */
+import type * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as Runners from "@effect/cluster/Runners"
+import * as NodeSocket from "@effect/platform-node/NodeSocket"
+import * as Socket from "@effect/platform/Socket"
+import * as SocketServer from "@effect/platform/SocketServer"
+import * as RpcClient from "@effect/rpc/RpcClient"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Crypto from "node:crypto"
+import * as Net from "node:net"
+import * as Tls from "node:tls"
+
+/** What a runner's listener and every connection of the cluster need to agree on. */
+export interface Security {
+  /** The cluster's shared secret; undefined for a tokenless (loopback-only) cluster. */
+  readonly token: Redacted.Redacted<string> | undefined
+  /** TLS to the runners: the PEM certificates to trust, or undefined for the system's. Undefined: plain TCP. */
+  readonly tls: { readonly ca: string | undefined } | undefined
+}
+
+/** The length of the token preamble: a SHA-256 digest. */
+const preambleLength = 32
+
+/**
+ * What the connecting side sends first: a digest of the token rather than the token, so the preamble has a
+ * fixed length (a runner reads exactly that many bytes, whatever the peer sends) and compares in constant time.
+ * The label keeps the digest apart from the token's uses elsewhere.
+ */
+export const preamble = (token: Redacted.Redacted<string>): Buffer =>
+  Crypto.createHash("sha256").update("lsp-seam.cluster.v1\n", "utf8").update(Redacted.value(token), "utf8").digest()
+
+/** How long a connection may take to present its token (and, with TLS, to complete its handshake). */
+const handshakeTimeout = Duration.seconds(10)
+
+/**
+ * How many connections may be presenting their token at once (as `serve --max-pending-connections`' default):
+ * one more closes the one waiting longest, so stalled peers cannot hold a runner's sockets.
+ */
+export const maxUnadmitted = 64
+
+/** Reads exactly `length` bytes from a paused socket, leaving what follows for the protocol. */
+const readExactly = (conn: Net.Socket, length: number): Effect.Effect<Buffer, Error> =>
+  Effect.async<Buffer, Error>((resume) => {
+    const cleanup = () => {
+      conn.off("readable", onReadable)
+      conn.off("close", onClose)
+    }
+    const onReadable = () => {
+      const chunk: Buffer | null = conn.read(length)
+      if (chunk === null) return
+      cleanup()
+      resume(chunk.length === length ? Effect.succeed(chunk) : Effect.fail(new Error("closed before its token")))
+    }
+    const onClose = () => {
+      cleanup()
+      resume(Effect.fail(new Error("closed before its token")))
+    }
+    // A connection that waited in the queue may be gone already: no "close" would come again.
+    if (conn.destroyed) return resume(Effect.fail(new Error("closed before its token")))
+    conn.on("readable", onReadable)
+    conn.on("close", onClose)
+    return Effect.sync(cleanup)
+  })
+
+/** Admits a connection that presents the token (any, for a tokenless runner); fails for any other. */
+const admit = (conn: Net.Socket, expected: Buffer | undefined): Effect.Effect<void, Error> =>
+  expected === undefined ? Effect.void : readExactly(conn, preambleLength).pipe(
+    Effect.timeoutFail({ duration: handshakeTimeout, onTimeout: () => new Error("no token in time") }),
+    Effect.filterOrFail(
+      (received) => Crypto.timingSafeEqual(received, expected),
+      () => new Error("a wrong token")
+    ),
+    Effect.asVoid
+  )
+
+/**
+ * A runner's listener on `host:port`: TLS when `tls` holds a certificate and key, else TCP; every connection
+ * must present `token` (when there is one) before it reaches the handler.
+ */
+export const makeServer = (options: {
+  readonly host: string
+  readonly port: number
+  readonly token: Redacted.Redacted<string> | undefined
+  readonly tls: { readonly cert: string; readonly key: string } | undefined
+}): Effect.Effect<SocketServer.SocketServer["Type"], SocketServer.SocketServerError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const expected = options.token === undefined ? undefined : preamble(options.token)
+    const failed = yield* Deferred.make<never, SocketServer.SocketServerError>()
+    const accepted = yield* Queue.unbounded<Net.Socket>()
+    const live = new Set<Net.Socket>()
+    // In arrival order (a Set iterates so): the first is the one waiting longest.
+    const unadmitted = new Set<Net.Socket>()
+    const server = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () =>
+          options.tls === undefined
+            ? Net.createServer()
+            : Tls.createServer({
+              cert: options.tls.cert,
+              key: options.tls.key,
+              minVersion: "TLSv1.2",
+              handshakeTimeout: Duration.toMillis(handshakeTimeout)
+            }),
+        catch: (cause) => new SocketServer.SocketServerError({ reason: "Open", cause })
+      }),
+      (server) =>
+        Effect.async<void>((resume) => {
+          // close() waits for every connection: end them, admitted or not.
+          for (const conn of live) conn.destroy()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    server.on(options.tls === undefined ? "connection" : "secureConnection", (conn: Net.Socket) => {
+      live.add(conn)
+      conn.once("close", () => {
+        live.delete(conn)
+        unadmitted.delete(conn)
+      })
+      if (expected !== undefined) {
+        unadmitted.add(conn)
+        if (unadmitted.size > maxUnadmitted) {
+          const [oldest] = unadmitted
+          unadmitted.delete(oldest!)
+          oldest!.destroy()
+        }
+      }
+      // Until the protocol listens, an error must not go unhandled (it would end the process); "close" follows.
+      conn.on("error", () => {})
+      Queue.unsafeOffer(accepted, conn)
+    })
+    yield* Effect.async<void, SocketServer.SocketServerError>((resume) => {
+      const onError = (cause: Error) =>
+        resume(Effect.fail(new SocketServer.SocketServerError({ reason: "Open", cause })))
+      server.once("error", onError)
+      server.listen({ host: options.host, port: options.port }, () => {
+        server.off("error", onError)
+        server.on(
+          "error",
+          (cause) =>
+            Deferred.unsafeDone(failed, Exit.fail(new SocketServer.SocketServerError({ reason: "Unknown", cause })))
+        )
+        resume(Effect.void)
+      })
+    })
+
+    const serve = <R, E, _>(conn: Net.Socket, handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
+      admit(conn, expected).pipe(
+        Effect.ensuring(Effect.sync(() => unadmitted.delete(conn))),
+        Effect.tapError((error) =>
+          Effect.logWarning(
+            `lsp-seam runner: refused a connection from ${conn.remoteAddress}:${conn.remotePort}: ${error.message}`
+          )
+        ),
+        Effect.flatMap(() =>
+          NodeSocket.fromDuplex(Effect.acquireRelease(
+            conn.destroyed
+              ? Effect.fail(new Socket.SocketCloseError({ reason: "Close", code: 1000 }))
+              : Effect.succeed(conn),
+            (conn) => Effect.sync(() => conn.destroySoon())
+          ))
+        ),
+        Effect.flatMap(handler),
+        Effect.catchAllCause((cause) => Effect.logDebug("lsp-seam runner: a connection ended", cause)),
+        Effect.ensuring(Effect.sync(() => conn.destroy()))
+      )
+
+    const run = <R, E, _>(handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
+      Effect.scoped(Effect.gen(function*() {
+        const connections = yield* FiberSet.make()
+        const fork = yield* FiberSet.runtime(connections)<R>()
+        return yield* Effect.forever(
+          Effect.flatMap(Queue.take(accepted), (conn) => Effect.sync(() => fork(serve(conn, handler))))
+        )
+      })).pipe(Effect.raceFirst(Deferred.await(failed)))
+
+    const address = server.address()
+    return SocketServer.SocketServer.of({
+      address: typeof address === "object" && address !== null
+        ? { _tag: "TcpAddress", hostname: address.address, port: address.port }
+        : { _tag: "TcpAddress", hostname: options.host, port: options.port },
+      run
+    })
+  })
+
+/** A request of the runners' own protocol (@effect/cluster's `Ping`), as the msgpack serialization frames it. */
+export const pingRequest = (): Uint8Array => {
+  const encoded = RpcSerialization.msgPack.unsafeMake().encode({
+    _tag: "Request",
+    id: "1",
+    tag: "Ping",
+    payload: null,
+    headers: []
+  })
+  return typeof encoded === "string" ? Buffer.from(encoded, "utf8") : encoded ?? new Uint8Array()
+}
+
+/**
+ * How a runner at `address` takes this side's token and TLS setting: it answers a ping ("admitted"), or it
+ * accepts the connection and closes it unanswered, or fails the TLS handshake ("refused": another token or TLS
+ * setting), or it cannot be reached or does not answer in time ("unreachable": gone, or busy; no verdict).
+ */
+export const probe = (
+  address: RunnerAddress.RunnerAddress,
+  security: Security,
+  timeout: Duration.DurationInput = Duration.seconds(3)
+): Effect.Effect<"admitted" | "refused" | "unreachable"> =>
+  Effect.scoped(Effect.gen(function*() {
+    const conn = yield* Effect.acquireRelease(
+      Effect.sync(() => dial(address, security)),
+      (conn) => Effect.sync(() => conn.destroy())
+    )
+    return yield* Effect.async<"admitted" | "refused" | "unreachable">((resume) => {
+      let connected = false
+      conn.once("connect", () => (connected = true))
+      conn.once(security.tls === undefined ? "connect" : "secureConnect", () => {
+        const ping = pingRequest()
+        conn.write(security.token === undefined ? ping : Buffer.concat([preamble(security.token), ping]))
+      })
+      conn.once("data", () => resume(Effect.succeed("admitted")))
+      conn.on("error", () => {})
+      conn.once("close", () => resume(Effect.succeed(connected ? "refused" : "unreachable")))
+    }).pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => "unreachable" as const, onSuccess: (v) => v }))
+  }))
+
+/** A TCP or TLS connection to a runner, being opened. */
+const dial = (address: RunnerAddress.RunnerAddress, security: Security): Net.Socket =>
+  security.tls === undefined
+    ? Net.connect({ host: address.host, port: address.port })
+    : Tls.connect({
+      host: address.host,
+      port: address.port,
+      ca: security.tls.ca,
+      // A name is checked against the certificate's DNS names; an IP address against its IP addresses.
+      servername: Net.isIP(address.host) === 0 ? address.host : undefined,
+      minVersion: "TLSv1.2"
+    })
+
+/** Opens a connection to a runner and sends the token first; closed with the scope. */
+const connect = (
+  address: RunnerAddress.RunnerAddress,
+  security: Security
+): Effect.Effect<Net.Socket, Socket.SocketError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<Net.Socket, Socket.SocketError>((resume) => {
+      const conn = dial(address, security)
+      conn.on("error", (cause) => resume(Effect.fail(new Socket.SocketGenericError({ reason: "Open", cause }))))
+      conn.once(security.tls === undefined ? "connect" : "secureConnect", () => {
+        if (security.token !== undefined) conn.write(preamble(security.token))
+        resume(Effect.succeed(conn))
+      })
+      return Effect.sync(() => conn.destroy())
+    }),
+    (conn) => Effect.sync(() => conn.destroySoon())
+  )
+
+/** The protocol a runner and a client use to reach runners, over `connect`. */
+export const layerClientProtocol = (
+  security: Security
+): Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization> =>
+  Layer.effect(
+    Runners.RpcClientProtocol,
+    Effect.map(RpcSerialization.RpcSerialization, (serialization) => (address: RunnerAddress.RunnerAddress) =>
+      Effect.flatMap(
+        NodeSocket.fromDuplex(connect(address, security), { openTimeout: Duration.seconds(2) }),
+        (socket) =>
+          RpcClient.makeProtocolSocket().pipe(
+            Effect.provideService(Socket.Socket, socket),
+            Effect.provideService(RpcSerialization.RpcSerialization, serialization)
+          )
+      ))
+  )
+
+/** A runner's listener as the `SocketServer` @effect/cluster's socket runner serves on. */
+export const layerServer = (
+  options: Parameters<typeof makeServer>[0]
+): Layer.Layer<SocketServer.SocketServer, SocketServer.SocketServerError> =>
+  Layer.scoped(SocketServer.SocketServer, makeServer(options))
