@@ -108,6 +108,30 @@ const treeBelow = (pid: number): Array<number> => {
   return found
 }
 
+/** Clock ticks per second of /proc's CPU times. */
+const ticksPerSecond = Number(ChildProcess.execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+
+/** The CPU time (user and system, ms) the processes of the trees of `roots` have used so far. */
+const treeCpuMs = (roots: ReadonlyArray<number>): number => {
+  let ticks = 0
+  for (const pid of new Set(roots.flatMap((pid) => [pid, ...treeBelow(pid)]))) {
+    try {
+      // After the command's name: state, ppid, …; utime and stime are the 12th and 13th.
+      const fields = Fs.readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]!.split(" ")
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return (ticks * 1000) / ticksPerSecond
+}
+
+/** The bench process's own CPU time so far, ms. */
+const ownCpuMs = () => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+
 const kill = (pid: number, signal: NodeJS.Signals) => {
   try {
     process.kill(pid, signal)
@@ -219,16 +243,22 @@ const requestsOf = (workspaces: ReadonlyArray<string>, queries: ReadonlyArray<Qu
     }))
   )
 
-/** One round: `agents` closed loops for `durationMs`, agent `a` starting at request `a`. */
+/**
+ * One round: `agents` closed loops for `durationMs`, agent `a` starting at request `a`; with the CPU time the
+ * trees of `hosts` and the bench itself used meanwhile.
+ */
 const round = (
   asks: ReadonlyArray<Ask>,
   agents: number,
   requests: ReadonlyArray<LspQuery.LspQueryRequest>,
-  durationMs: number
+  durationMs: number,
+  hosts: ReadonlyArray<number>
 ) =>
   Effect.gen(function*() {
     const samples: Array<number> = []
     const failures: Array<string> = []
+    const hostCpuBefore = treeCpuMs(hosts)
+    const clientCpuBefore = ownCpuMs()
     const start = performance.now()
     const until = start + durationMs
     yield* Effect.forEach(
@@ -246,14 +276,16 @@ const round = (
       { concurrency: "unbounded", discard: true }
     )
     const elapsedMs = performance.now() - start
-    return { samples, failures, elapsedMs } satisfies Run
+    const clientCpuMs = ownCpuMs() - clientCpuBefore
+    const hostCpuMs = treeCpuMs(hosts) - hostCpuBefore
+    return { samples, failures, elapsedMs, hostCpuMs, clientCpuMs } satisfies Run
   })
 
 /** Each request once, in order, then closed loops of every agent for `warmUpMs` (not recorded). */
 const warmUp = (asks: ReadonlyArray<Ask>, set: QuerySet) =>
   Effect.gen(function*() {
     for (const request of set.requests) yield* Effect.either(asks[0]!(request).pipe(Effect.timeout(120_000)))
-    yield* round(asks, asks.length, set.requests, set.warmUpMs)
+    yield* round(asks, asks.length, set.requests, set.warmUpMs, [])
   })
 
 interface Cluster {
@@ -340,10 +372,18 @@ export const measureCluster = async (options: Options, log: (message: string) =>
               (client): Ask => client.query
             )
         )
-      const contenders: ReadonlyArray<{ readonly name: Contender; readonly asks: ReadonlyArray<Ask> }> = [
-        { name: "single", asks: yield* connect(Path.join(directory, "single.sock")) },
-        { name: "cluster", asks: yield* connect(Path.join(directory, "front.sock")) },
-        { name: "direct", asks: Array.from({ length: maxAgents }, (): Ask => direct.query) }
+      // Each with the processes that answer it: their CPU time is the hosts' side of its cost.
+      const runnerPids = runners.map((r) => r.pid)
+      const contenders: ReadonlyArray<
+        { readonly name: Contender; readonly asks: ReadonlyArray<Ask>; readonly hosts: ReadonlyArray<number> }
+      > = [
+        { name: "single", asks: yield* connect(Path.join(directory, "single.sock")), hosts: [single.pid] },
+        {
+          name: "cluster",
+          asks: yield* connect(Path.join(directory, "front.sock")),
+          hosts: [front.pid, ...runnerPids]
+        },
+        { name: "direct", asks: Array.from({ length: maxAgents }, (): Ask => direct.query), hosts: runnerPids }
       ]
       const sets: ReadonlyArray<QuerySet> = [
         {
@@ -373,7 +413,9 @@ export const measureCluster = async (options: Options, log: (message: string) =>
             // Each round in another order, so that a contender is not always the one after another's load.
             const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]!)
             for (const contender of order) {
-              runs.get(contender.name)!.push(yield* round(contender.asks, agents, set.requests, set.roundMs))
+              runs.get(contender.name)!.push(
+                yield* round(contender.asks, agents, set.requests, set.roundMs, contender.hosts)
+              )
             }
           }
           levelsMeasured.push({ agents, runs: Object.fromEntries(runs) as Record<Contender, Array<Run>> })
@@ -383,6 +425,18 @@ export const measureCluster = async (options: Options, log: (message: string) =>
       return { placement, sets: measured }
     })))
 
+    // What the processes use with every server started and nothing asked: the cluster's own upkeep
+    // (heartbeats, storage reads) against one host's.
+    log("cluster: CPU time with nothing asked")
+    const idleWindowMs = options.quick ? 1_000 : 5_000
+    const clusterRoots = [front.pid, ...runners.map((r) => r.pid)]
+    const idleBefore = { cluster: treeCpuMs(clusterRoots), single: treeCpuMs([single.pid]) }
+    await sleep(idleWindowMs)
+    const idleCpu = {
+      windowMs: idleWindowMs,
+      clusterMsPerSecond: ((treeCpuMs(clusterRoots) - idleBefore.cluster) * 1000) / idleWindowMs,
+      singleMsPerSecond: ((treeCpuMs([single.pid]) - idleBefore.single) * 1000) / idleWindowMs
+    }
     log("cluster: memory with every workspace active")
     const active = await settledMemory([...runners.map((r) => r.pid), front.pid, single.pid])
     // Every server seen is tracked, so that the suite's final check covers those that outlive their host.
@@ -408,6 +462,7 @@ export const measureCluster = async (options: Options, log: (message: string) =>
       levels,
       placement: part.placement,
       sets: part.sets,
+      idleCpu,
       memory: {
         runners: runnerMemory,
         front: memory(runnerCount, "serve --cluster (the front host)", null),

@@ -13,6 +13,10 @@ export interface Run {
   readonly samples: ReadonlyArray<number>
   readonly failures: ReadonlyArray<string>
   readonly elapsedMs: number
+  /** CPU time (ms) the answering processes used during the round: the host or front host and runners, with servers. */
+  readonly hostCpuMs: number
+  /** CPU time (ms) the bench process used during the round: the agents' clients. */
+  readonly clientCpuMs: number
 }
 
 export interface ProcessMemory {
@@ -43,6 +47,12 @@ export interface ClusterPart {
       { readonly agents: number; readonly runs: Readonly<Record<Contender, ReadonlyArray<Run>>> }
     >
   }>
+  /** CPU time (ms per second) of the cluster's processes and of one host's, every server up and nothing asked. */
+  readonly idleCpu: {
+    readonly windowMs: number
+    readonly clusterMsPerSecond: number
+    readonly singleMsPerSecond: number
+  }
   readonly memory: {
     readonly runners: ReadonlyArray<ProcessMemory>
     readonly front: ProcessMemory
@@ -76,17 +86,33 @@ interface Figures {
   readonly p50Ratio: Summary
   /** Pooled p99 over the reference's. */
   readonly p99Ratio: number
+  /** CPU time per answer, ms: the answering processes', and the bench's (the clients). */
+  readonly hostCpu: number
+  readonly clientCpu: number
+  /** Both, over the reference's. */
+  readonly cpuRatio: number
 }
+
+const answers = (runs: ReadonlyArray<Run>) => runs.reduce((sum, run) => sum + run.samples.length, 0)
+
+const cpuPerAnswer = (runs: ReadonlyArray<Run>, side: "hostCpuMs" | "clientCpuMs") =>
+  runs.reduce((sum, run) => sum + run[side], 0) / answers(runs)
 
 const figuresOf = (runs: Readonly<Record<Contender, ReadonlyArray<Run>>>): ReadonlyArray<Figures> => {
   const reference = runs.single
+  const referenceCpu = cpuPerAnswer(reference, "hostCpuMs") + cpuPerAnswer(reference, "clientCpuMs")
   return contenders.map((contender) => {
     const own = runs[contender]
     const latency = summarize(own.flatMap((run) => run.samples))
     const referenceLatency = summarize(reference.flatMap((run) => run.samples))
+    const hostCpu = cpuPerAnswer(own, "hostCpuMs")
+    const clientCpu = cpuPerAnswer(own, "clientCpuMs")
     return {
       contender,
-      queries: own.reduce((sum, run) => sum + run.samples.length, 0),
+      hostCpu,
+      clientCpu,
+      cpuRatio: (hostCpu + clientCpu) / referenceCpu,
+      queries: answers(own),
       failures: own.reduce((sum, run) => sum + run.failures.length, 0),
       firstFailures: own.flatMap((run) => run.failures).slice(0, 3),
       qps: summarize(own.map(perSecond)),
@@ -118,6 +144,8 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
       "queries/s ÷ one host (paired)",
       "p50 ÷ one host (paired)",
       "p99 ÷ one host",
+      "CPU ms per answer (hosts + bench)",
+      "CPU ÷ one host",
       "failed"
     ],
     rows: set.levels.flatMap((level) =>
@@ -131,6 +159,8 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
         f.contender === "single" ? "" : ratioSummary(f.qpsRatio),
         f.contender === "single" ? "" : ratioSummary(f.p50Ratio),
         f.contender === "single" ? "" : ratio(f.p99Ratio),
+        `${f.hostCpu.toFixed(2)} + ${f.clientCpu.toFixed(2)}`,
+        f.contender === "single" ? "" : ratio(f.cpuRatio),
         String(f.failures)
       ])
     )
@@ -205,7 +235,7 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
         ms(fakeSingle1.latency.median)
       } ms, paired ${ratioSummary(fakeCluster1.p50Ratio)}); ${manyAgents} agents: ${
         ratioSummary(fakeClusterN.qpsRatio)
-      } the queries/s`,
+      } the queries/s; CPU per answer ${fakeCluster1.cpuRatio.toFixed(2)}× one host's`,
       pass: null,
       note: "a figure to read, not a verdict"
     },
@@ -230,6 +260,12 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
       ratio: `${ratioSummary(fakeClusterN.qpsRatio)} (paired)`
     },
     {
+      figure: "CPU time per answer through the cluster, one agent (fake server; the hosts' processes and the bench's)",
+      ours: `${ms(fakeCluster1.hostCpu + fakeCluster1.clientCpu)} ms`,
+      reference: `${ms(fakeSingle1.hostCpu + fakeSingle1.clientCpu)} ms (one host)`,
+      ratio: ratio(fakeCluster1.cpuRatio)
+    },
+    {
       figure: "a runner's own memory with nothing asked",
       ours: `${MB(runnerIdle)} MB`,
       reference: `${MB(memory.single.idleOwn)} MB (one host, idle)`,
@@ -240,7 +276,16 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
   const notes: Array<string> = [
     `The routing cost: through the cluster a query costs +${ms(routingCost)} ms at p50 with one agent on the ` +
     "fake server; directly from `LspClusterClient` (no front host) " +
-    `${ms(find(fake, oneAgent, "direct").latency.median)} ms.`,
+    `${ms(find(fake, oneAgent, "direct").latency.median)} ms against ${ms(fakeSingle1.latency.median)} ms. ` +
+    "On a shared machine a wait also holds the time each process of the path waits for a core, and the cluster's " +
+    "path has one process more (bench → front host → runner → server, against bench → host → server): the " +
+    "CPU time per answer does not count those waits. Through the cluster it is " +
+    `${ms(fakeCluster1.hostCpu)} ms in the front host and runners and ${ms(fakeCluster1.clientCpu)} ms in the ` +
+    `bench, against ${ms(fakeSingle1.hostCpu)} + ${ms(fakeSingle1.clientCpu)} ms for one host ` +
+    `(${ratio(fakeCluster1.cpuRatio)}); ${manyAgents} agents: ${ratio(fakeClusterN.cpuRatio)}. With nothing ` +
+    `asked (every server up, ${part.idleCpu.windowMs / 1000} s), the front host and runners use ` +
+    `${part.idleCpu.clusterMsPerSecond.toFixed(0)} ms of CPU per second (heartbeats, storage reads), one host ` +
+    `${part.idleCpu.singleMsPerSecond.toFixed(0)} ms: the rounds' figures include that upkeep.`,
     ...(typescript === undefined ? [] : [
       `On typescript-language-server, one agent: ${ms(find(typescript, oneAgent, "cluster").latency.median)} ms ` +
       `through the cluster against ${ms(find(typescript, oneAgent, "single").latency.median)} ms on one host ` +
@@ -270,7 +315,10 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
       "warmed first (every pair once, then every agent for a few seconds), then measured in rounds of " +
       `${part.levels.join(" and ")} agents, the contenders in a rotating order each round; queries/s is the ` +
       "answers of a round over its wall time, p50 and p99 pool the rounds' answers, and the ratios pair each " +
-      "round with the reference's round of the same index. Memory is /proc's VmRSS (median of 5 readings " +
+      "round with the reference's round of the same index. CPU time is /proc's utime + stime of every " +
+      "process of the answering trees (the host, or the front host and the runners, with their servers) and " +
+      "the bench's own (`process.cpuUsage`, the clients), read before and after each round, over its answers. " +
+      "Memory is /proc's VmRSS (median of 5 readings " +
       "100 ms apart) of each process alone and of its process tree, after every process started and before " +
       "anything was asked (idle), and after the load. At the end every runner and host is stopped (SIGTERM, " +
       "then SIGKILL) and what its tree held is checked gone.",
@@ -299,10 +347,18 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
             latency: rounded(f.latency),
             qpsRatio: rounded(f.qpsRatio),
             p50Ratio: rounded(f.p50Ratio),
-            p99Ratio: round(f.p99Ratio)
+            p99Ratio: round(f.p99Ratio),
+            hostCpuMsPerAnswer: round(f.hostCpu),
+            clientCpuMsPerAnswer: round(f.clientCpu),
+            cpuRatio: round(f.cpuRatio)
           }))
         }))
       })),
+      idleCpu: {
+        windowMs: part.idleCpu.windowMs,
+        clusterMsPerSecond: round(part.idleCpu.clusterMsPerSecond, 1),
+        singleMsPerSecond: round(part.idleCpu.singleMsPerSecond, 1)
+      },
       memory: part.memory,
       leftAfterStop: part.leftAfterStop
     }
