@@ -70,7 +70,7 @@ const contenderLabel: Record<Contender, string> = {
   direct: "the cluster's client in the bench (`LspClusterClient` → runner)"
 }
 
-const MB = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
+const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
 
 const perSecond = (run: Run) => run.samples.length / (run.elapsedMs / 1000)
 
@@ -171,13 +171,13 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
   const memoryRow = (m: ProcessMemory) => [
     m.label,
     m.workspaces === null ? "" : String(m.workspaces),
-    MB(m.idleOwn),
-    MB(m.activeOwn),
-    MB(m.activeTree),
+    MiB(m.idleOwn),
+    MiB(m.activeOwn),
+    MiB(m.activeTree),
     String(m.processes)
   ]
   tables.push({
-    caption: "memory (resident, MB): each process alone, idle (joined, nothing asked) and after the load; its " +
+    caption: "memory (resident, MiB): each process alone, idle (joined, nothing asked) and after the load; its " +
       "process tree (with its language servers) after the load",
     columns: ["process", "workspaces", "own, idle", "own, active", "tree, active", "processes below it"],
     rows: [
@@ -186,9 +186,9 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
       [
         "the cluster in all (runners + front host)",
         String(part.workspaces),
-        MB(clusterIdle),
-        MB(memory.runners.reduce((sum, r) => sum + r.activeOwn, 0) + memory.front.activeOwn),
-        MB(clusterTree),
+        MiB(clusterIdle),
+        MiB(memory.runners.reduce((sum, r) => sum + r.activeOwn, 0) + memory.front.activeOwn),
+        MiB(clusterTree),
         String(memory.runners.reduce((sum, r) => sum + r.processes, 0) + memory.front.processes)
       ],
       memoryRow(memory.single)
@@ -267,8 +267,8 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
     },
     {
       figure: "a runner's own memory with nothing asked",
-      ours: `${MB(runnerIdle)} MB`,
-      reference: `${MB(memory.single.idleOwn)} MB (one host, idle)`,
+      ours: `${MiB(runnerIdle)} MiB`,
+      reference: `${MiB(memory.single.idleOwn)} MiB (one host, idle)`,
       ratio: ratio(runnerIdle / memory.single.idleOwn)
     }
   ]
@@ -291,10 +291,10 @@ export const clusterSection = (part: ClusterPart, options: Options): Section => 
       `through the cluster against ${ms(find(typescript, oneAgent, "single").latency.median)} ms on one host ` +
       `(paired ${ratioSummary(find(typescript, oneAgent, "cluster").p50Ratio)}).`
     ]),
-    `Memory: a runner holds ${MB(runnerIdle)} MB on its own idle and ${MB(runnerActive)} MB with its ` +
-    `workspaces active (median of ${part.runners}); one host ${MB(memory.single.idleOwn)} MB idle and ` +
-    `${MB(memory.single.activeOwn)} MB serving all ${part.workspaces}. The cluster's trees hold ` +
-    `${MB(clusterTree)} MB in all against ${MB(memory.single.activeTree)} MB for one host ` +
+    `Memory: a runner holds ${MiB(runnerIdle)} MiB on its own idle and ${MiB(runnerActive)} MiB with its ` +
+    `workspaces active (median of ${part.runners}); one host ${MiB(memory.single.idleOwn)} MiB idle and ` +
+    `${MiB(memory.single.activeOwn)} MiB serving all ${part.workspaces}. The cluster's trees hold ` +
+    `${MiB(clusterTree)} MiB in all against ${MiB(memory.single.activeTree)} MiB for one host ` +
     `(${ratio(clusterTree / memory.single.activeTree)}): the same language servers, plus a Node process per ` +
     "runner and the front host. Tree figures add each process's resident memory, so pages shared between " +
     "processes (Node's code) count once per process."
