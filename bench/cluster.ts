@@ -29,11 +29,12 @@ import * as LspClusterStorage from "../packages/lsp-cluster/src/LspClusterStorag
 import * as LspRemoteClient from "../packages/lsp-remote/src/LspRemoteClient.js"
 import { procTrees } from "../packages/lsp-stdio/src/internal/process/processMemory.js"
 import { type ClusterPart, clusterSection, type Contender, type ProcessMemory, type Run } from "./clusterReport.js"
+import { configOf } from "./load.js"
 import { build } from "./remote.js"
 import * as Processes from "./support/processes.js"
 import type { Query } from "./support/rawClient.js"
 import type { Options } from "./support/report.js"
-import { fakeQueries, fakeServer, typescriptQueries, typescriptServer, typescriptWorkspace } from "./support/servers.js"
+import { fakeQueries, typescriptQueries, typescriptWorkspace } from "./support/servers.js"
 import { median } from "./support/stats.js"
 
 export { clusterSection }
@@ -45,24 +46,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A query's budget: an answer later than this counts as a failure, and the round goes on. */
 const budgetMs = 30_000
-
-const configOf = () => ({
-  servers: {
-    fake: {
-      command: fakeServer.command,
-      args: fakeServer.args,
-      env: fakeServer.env,
-      extensionToLanguage: { ".fake": "fake" }
-    },
-    typescript: {
-      command: typescriptServer.command,
-      args: typescriptServer.args,
-      extensionToLanguage: { ".ts": "typescript" },
-      initializationOptions: typescriptServer.initializationOptions,
-      projectMarkers: ["tsconfig.json"]
-    }
-  }
-})
 
 /** A process of the compiled command, leading its own process group. */
 interface Started {
@@ -308,7 +291,8 @@ export const measureCluster = async (options: Options, log: (message: string) =>
   // Every workspace lives under the bench's temporary root: the one directory every host serves.
   const served = Path.dirname(workspaces[0]!)
   const configFile = Path.join(directory, "lsp-seam.json")
-  Fs.writeFileSync(configFile, JSON.stringify(configOf()))
+  // The many-agents benchmark's configuration, without Python.
+  Fs.writeFileSync(configFile, JSON.stringify(configOf(false)))
   const storageText = `sqlite:${Path.join(directory, "cluster.db")}`
   const started: Array<Started> = []
   const leftAfterStop: Array<number> = []
