@@ -80,7 +80,8 @@ const workspace = (python: boolean) => {
   return dir
 }
 
-const configOf = (python: boolean) => ({
+/** The hosts' configuration file: the fake server, typescript-language-server and (with it) pyright. */
+export const configOf = (python: boolean) => ({
   servers: {
     fake: {
       command: fakeServer.command,

@@ -6,6 +6,7 @@ import * as Assert from "node:assert"
 import * as Fs from "node:fs"
 import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/src/internal/servers/serverInstance.js"
 import { bodiesSection, measureBodies } from "./bodies.js"
+import { clusterSection, measureCluster } from "./cluster.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
@@ -41,7 +42,8 @@ const ids = [
   "upgradeFuzz",
   "memoryBudget",
   "bodies",
-  "load"
+  "load",
+  "cluster"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -174,6 +176,10 @@ try {
   if (selected("load")) {
     const part = await timed("load", "many agents, one host", () => measureLoad(options, log))
     sections.set("load", loadSection(part, options))
+  }
+  if (selected("cluster")) {
+    const part = await timed("cluster", "the cluster against one host", () => measureCluster(options, log))
+    sections.set("cluster", clusterSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))
