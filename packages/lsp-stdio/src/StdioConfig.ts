@@ -210,8 +210,15 @@ export const ServerConfig = Schema.Struct({
     progress: true,
     maxWaitMs: 15_000,
     readyLog: null,
-    openStartsProgress: false
+    openStartsProgress: false,
+    readyNotification: null
   }),
+  afterInitialized: field(
+    Schema.Array(Settings.Notification).annotations({ title: "an array of { method, params? } objects" }),
+    "Notifications sent, in order, right after initialized: a server's own opt-in switches (yaml-language-server's " +
+      "yaml/supportSchemaSelection, which makes it announce its settled configuration for readiness.readyNotification).",
+    []
+  ),
   looseFiles: field(
     Schema.NullOr(LooseFiles),
     "When no project marker governs a queried file, cross-file queries first open up to maxFiles of the " +

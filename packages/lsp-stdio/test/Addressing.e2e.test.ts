@@ -70,7 +70,7 @@ const cCpp: StdioConfig.ServerConfig.Encoded = {
     ".hpp": "cpp",
     ".hxx": "cpp"
   },
-  readiness: { quietMs: 500 },
+  readiness: { quietMs: 0, openStartsProgress: true },
   maxRetainedDocuments: 8,
   projectMarkers: ["compile_commands.json"]
 }

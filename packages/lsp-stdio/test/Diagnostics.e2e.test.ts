@@ -130,7 +130,7 @@ const cases: ReadonlyArray<Case> = [
     server: {
       command: "clangd",
       extensionToLanguage: { ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp" },
-      readiness: { quietMs: 500 },
+      readiness: { quietMs: 0, openStartsProgress: true },
       maxRetainedDocuments: 8,
       projectMarkers: ["compile_commands.json"]
     },
@@ -241,7 +241,8 @@ const cases: ReadonlyArray<Case> = [
       extensionToLanguage: { ".yaml": "yaml", ".yml": "yaml" },
       configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
       env: noHttp,
-      readiness: { quietMs: 500 }
+      afterInitialized: [{ method: "yaml/supportSchemaSelection" }],
+      readiness: { quietMs: 0, readyNotification: "yaml/schema/store/initialized" }
     },
     files: () => ({}),
     file: "config.yaml",

@@ -43,7 +43,15 @@ describe("StdioConfig", () => {
         projectMarkers: [],
         rootMarkers: [],
         workspaceSymbols: true,
-        readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null, openStartsProgress: false },
+        afterInitialized: [],
+        readiness: {
+          quietMs: 0,
+          progress: true,
+          maxWaitMs: 15_000,
+          readyLog: null,
+          readyNotification: null,
+          openStartsProgress: false
+        },
         looseFiles: null,
         projects: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
@@ -78,8 +86,10 @@ describe("StdioConfig", () => {
           progress: false,
           maxWaitMs: 0,
           readyLog: "^Found \\d+ source files?$",
-          openStartsProgress: true
+          openStartsProgress: true,
+          readyNotification: "x/ready"
         },
+        afterInitialized: [{ method: "x/optIn" }, { method: "x/withParams", params: { on: [1, "two"] } }],
         looseFiles: { maxFiles: 3, maxBytes: 4 },
         projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
@@ -100,6 +110,7 @@ describe("StdioConfig", () => {
         progress: true,
         maxWaitMs: 15_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       const zero = yield* StdioConfig.decode(withServer({ readiness: { quietMs: 0 } }))
@@ -108,6 +119,7 @@ describe("StdioConfig", () => {
         progress: true,
         maxWaitMs: 15_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
     }))
@@ -370,7 +382,15 @@ describe("StdioConfig", () => {
       projectMarkers: [],
       rootMarkers: [],
       workspaceSymbols: true,
-      readiness: { quietMs: 0, progress: true, maxWaitMs: 15_000, readyLog: null, openStartsProgress: false },
+      afterInitialized: [],
+      readiness: {
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 15_000,
+        readyLog: null,
+        readyNotification: null,
+        openStartsProgress: false
+      },
       looseFiles: null,
       projects: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },

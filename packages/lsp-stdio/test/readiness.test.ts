@@ -6,7 +6,14 @@ const begin = (token: string | number) => ({ token, value: { kind: "begin", titl
 const end = (token: string | number) => ({ token, value: { kind: "end" } })
 
 /** clangd's rule: its index, reported as progress, begins only once a file is open. */
-const indexingRule = { quietMs: 0, progress: true, maxWaitMs: 60_000, readyLog: null, openStartsProgress: true }
+const indexingRule = {
+  quietMs: 0,
+  progress: true,
+  maxWaitMs: 60_000,
+  readyLog: null,
+  readyNotification: null,
+  openStartsProgress: true
+}
 
 describe("readiness", () => {
   it.effect("with no progress and no quiet period, a server is settled at once", () =>
@@ -16,6 +23,7 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 1_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       assert.isTrue(yield* tracker.awaitSettled(0))
@@ -28,6 +36,7 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       yield* tracker.observe("$/progress", begin("index"))
@@ -50,6 +59,7 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       yield* tracker.observe("$/progress", begin("index"))
@@ -67,7 +77,8 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: "^(Found \\d+ source files?|No source files found)",
-        openStartsProgress: false
+        openStartsProgress: false,
+        readyNotification: null
       })
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
       yield* tracker.observe("window/logMessage", { type: 3, message: "Starting service instance" })
@@ -93,11 +104,53 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: "^ready$",
-        openStartsProgress: false
+        openStartsProgress: false,
+        readyNotification: null
       })
       const waiting = yield* Effect.fork(tracker.awaitSettled(2_000))
       yield* TestClock.adjust("2 seconds")
       assert.isFalse(yield* Fiber.join(waiting))
+    }))
+
+  it.effect("with readyNotification, a quiet server is not settled before that notification arrives", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false,
+        readyNotification: "yaml/schema/store/initialized"
+      })
+      const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
+      // Seconds of silence while the server applies its configuration, as on a loaded machine: not settled.
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* tracker.observe("window/logMessage", { type: 3, message: "yaml/schema/store/initialized" })
+      yield* tracker.observe("textDocument/publishDiagnostics", { uri: "file:///a.yaml", diagnostics: [] })
+      yield* TestClock.adjust("5 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)), "another method, even one quoting it, is not it")
+      yield* tracker.observe("yaml/schema/store/initialized", {})
+      assert.isTrue(yield* Fiber.join(waiting))
+      assert.isTrue(tracker.isSettled())
+    }))
+
+  it.effect("a readyNotification that never comes ends the wait at the deadline, flagged", () =>
+    Effect.gen(function*() {
+      const tracker = yield* Readiness.make({
+        quietMs: 0,
+        progress: true,
+        maxWaitMs: 60_000,
+        readyLog: null,
+        openStartsProgress: false,
+        readyNotification: "yaml/schema/store/initialized"
+      })
+      const waiting = yield* Effect.fork(tracker.awaitSettled(3_000))
+      yield* TestClock.adjust("2999 millis")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
+      yield* TestClock.adjust("1 millis")
+      assert.isFalse(yield* Fiber.join(waiting))
+      assert.isFalse(tracker.isSettled())
     }))
 
   it.effect("expecting progress (clangd's index begins at the first open), silence is no sign of readiness", () =>
@@ -131,6 +184,7 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
@@ -149,6 +203,7 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       assert.isTrue(yield* tracker.awaitSettled(0))
@@ -163,6 +218,7 @@ describe("readiness", () => {
         progress: false,
         maxWaitMs: 60_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       yield* ignoring.observe("$/progress", begin("index"))
@@ -172,6 +228,7 @@ describe("readiness", () => {
         progress: true,
         maxWaitMs: 60_000,
         readyLog: null,
+        readyNotification: null,
         openStartsProgress: false
       })
       yield* strict.observe("$/progress", { token: { nested: true }, value: { kind: "begin" } })

@@ -202,8 +202,10 @@ export const all: ReadonlyArray<Preset> = [
       // The answer to every workspace/configuration item; the "yaml" item turns the schema stores off.
       configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
       env: noHttp,
-      // It applies the configuration answer after initialized, announcing nothing: wait for a quiet moment.
-      readiness: { quietMs: 500 },
+      // It applies its workspace/configuration answer after initialized; a client that asked for schema
+      // selection is told when that is done, which is when its answers are final.
+      afterInitialized: [{ method: "yaml/supportSchemaSelection" }],
+      readiness: { quietMs: 0, readyNotification: "yaml/schema/store/initialized" },
       workspaceSymbols: false
     }
   },

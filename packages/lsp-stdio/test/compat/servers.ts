@@ -150,8 +150,9 @@ export const yaml: Suite = {
       // The answer to every workspace/configuration item; the "yaml" item turns the schema stores off.
       configuration: { schemaStore: { enable: false }, kubernetesCRDStore: { enable: false } },
       env: noHttp,
-      // As the CLI preset: it applies its workspace/configuration answer after initialized, with no progress.
-      readiness: { quietMs: 500 }
+      // As the CLI preset: ready when it says its configuration is applied (it says so to a client that asked).
+      afterInitialized: [{ method: "yaml/supportSchemaSelection" }],
+      readiness: { quietMs: 0, readyNotification: "yaml/schema/store/initialized" }
     }
   },
   requires: [],

@@ -4,6 +4,7 @@
  * each is documented.
  */
 import * as Schema from "effect/Schema"
+import { JsonValue } from "./configFields.js"
 
 /** The largest value accepted for a timer, in milliseconds (the largest delay a JavaScript timer can hold). */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -75,10 +76,29 @@ export const Readiness = Schema.Struct({
       "background index): then, for a file one of projectMarkers governs, the server is not settled before such a " +
       "progress has begun and ended.",
     false
+  ),
+  readyNotification: field(
+    Schema.NullOr(Schema.NonEmptyTrimmedString),
+    "The method of a notification with which the server says its startup work is done (yaml-language-server's " +
+      "\"yaml/schema/store/initialized\", once asked for it through afterInitialized): the server is not settled " +
+      "before it arrives. null: no such notification.",
+    null
   )
 }).annotations({ identifier: "Readiness", title: "an object like { \"quietMs\": 0 }" })
 
 export type Readiness = typeof Readiness.Type
+
+/**
+ * A notification the client sends right after `initialized`: a server's own switch for a behaviour a client
+ * opts into (yaml-language-server announces its settled configuration only to a client that sent
+ * `yaml/supportSchemaSelection`).
+ */
+export const Notification = Schema.Struct({
+  method: Schema.NonEmptyTrimmedString,
+  params: Schema.optionalWith(JsonValue, { exact: true })
+}).annotations({ identifier: "Notification", title: "an object like { \"method\": \"x/y\" }" })
+
+export type Notification = typeof Notification.Type
 
 /**
  * The crash-loop budget: how many crashes within how long stop the restarts.

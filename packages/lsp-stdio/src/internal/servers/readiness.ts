@@ -1,7 +1,8 @@
 /**
  * Whether a freshly started server has finished its startup work. Servers announce long work with
  * `$/progress` (begin … end) once the client advertises `window.workDoneProgress`; some say it only in their
- * log (`readyLog`: pyright's "Found N source files"); some announce nothing and only need a moment of quiet
+ * log (`readyLog`: pyright's "Found N source files") or by a notification of their own (`readyNotification`:
+ * yaml-language-server's "yaml/schema/store/initialized"); some announce nothing and only need a moment of quiet
  * (which is no proof: a loaded machine can hold a server silent for seconds mid-startup). The rule is data (`Readiness` in the server config), not language logic.
  */
 import { LspDeadline } from "@lsp-seam/lsp"
@@ -51,6 +52,8 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
     // A server that says in its log when its startup work is done is not settled before it has said so.
     const readyLog = rule.readyLog === null ? undefined : new RegExp(rule.readyLog)
     let logged = readyLog === undefined
+    // A server that announces the end of its startup work with a notification is not settled before it has.
+    let announced = rule.readyNotification === null
     let progressBegun = false
     // Signalled on every change, so a waiter wakes up as soon as the state moves.
     const changed = WakeUp.make()
@@ -63,6 +66,7 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
           const log = decodeLogMessage(params)
           if (log._tag === "Some" && readyLog!.test(log.value.message)) logged = true
         }
+        if (!announced && method === rule.readyNotification) announced = true
         if (method === "$/progress" && rule.progress) {
           const progress = decodeProgress(params)
           if (progress._tag === "Some") {
@@ -85,7 +89,7 @@ export const make = (rule: Readiness): Effect.Effect<ReadinessTracker> =>
       if (settled) return true
       const now = clock.unsafeCurrentTimeMillis()
       const quietUntil = lastActivity + rule.quietMs
-      const busy = active.size > 0 || !logged || (expectProgress && rule.progress && !progressBegun)
+      const busy = active.size > 0 || !logged || !announced || (expectProgress && rule.progress && !progressBegun)
       if (!busy && now >= quietUntil) {
         settled = true
         return true

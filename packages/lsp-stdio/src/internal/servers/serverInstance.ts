@@ -277,6 +277,10 @@ const handshake = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld, 
     }
     // Some servers (gopls among them) reject `initialized` without params.
     yield* connection.notify("initialized", {})
+    // The server's opt-in switches, before anything else it reads (a readiness signal may depend on them).
+    for (const notification of config.afterInitialized) {
+      yield* connection.notify(notification.method, notification.params)
+    }
     return decoded.right
   })
 
