@@ -275,11 +275,13 @@ const handshake = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld, 
         { providerId, reason: "positionEncoding", positionEncoding: encoding }
       ).pipe(LspError.withReason({ _tag: "PositionEncoding" }))
     }
-    // Some servers (gopls among them) reject `initialized` without params.
-    yield* connection.notify("initialized", {})
-    // The server's opt-in switches, before anything else it reads (a readiness signal may depend on them).
-    for (const notification of config.afterInitialized) {
-      yield* connection.notify(notification.method, notification.params)
+    // Some servers (gopls among them) reject `initialized` without params. The server's opt-in switches follow it
+    // in the same step, all queued before the writer runs, so they precede anything the server answers to
+    // `initialized` with (yaml-language-server's configuration request, which a readiness signal depends on); the
+    // last one waits until everything is written.
+    const messages = [{ method: "initialized", params: {} }, ...config.afterInitialized]
+    for (const [index, message] of messages.entries()) {
+      yield* (index === messages.length - 1 ? connection.notify : connection.post)(message.method, message.params)
     }
     return decoded.right
   })
