@@ -162,6 +162,25 @@ describe("the cluster's protocol behind a token and TLS", () => {
         )
         assert.strictEqual(wrong.received, 0)
         yield* waitFor("the refusal to be logged", () => first.output().includes("refused a connection"), 5_000)
+        // Stalled handshakes (TCP connections that never say hello) count against the same cap as stalled tokens:
+        // one past it closes the oldest at once, long before its 10 s to complete the handshake.
+        const stalled = Array.from({ length: maxUnadmitted + 1 }, () => Net.connect({ host, port }))
+        const openedAt = Date.now()
+        const oldestClosed = yield* Effect.async<number>((resume) => {
+          stalled[0]!.on("error", () => {})
+          stalled[0]!.once("close", () => resume(Effect.succeed(Date.now() - openedAt)))
+        })
+        for (const conn of stalled) conn.destroy()
+        assert.isBelow(oldestClosed, 5_000)
+        // And one alone is closed at the 10 s deadline, not held for ever (a TLS server's own handshake timeout
+        // starts only with the peer's hello).
+        const silent = Net.connect({ host, port })
+        const silentAt = Date.now()
+        const silentClosed = yield* Effect.async<number>((resume) => {
+          silent.on("error", () => {})
+          silent.once("close", () => resume(Effect.succeed(Date.now() - silentAt)))
+        }).pipe(Effect.timeout("30 seconds"))
+        assert.isAtLeast(silentClosed, 9_000)
         // A runner with the token but without TLS cannot join: the runners refuse it before it registers.
         const why = yield* refusedRunner({
           storage: storageText,

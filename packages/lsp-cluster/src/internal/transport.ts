@@ -47,8 +47,9 @@ export const preamble = (token: Redacted.Redacted<string>): Buffer =>
 const handshakeTimeout = Duration.seconds(10)
 
 /**
- * How many connections may be presenting their token at once (as `serve --max-pending-connections`' default):
- * one more closes the one waiting longest, so stalled peers cannot hold a runner's sockets.
+ * How many connections may be in their TLS handshake or presenting their token at once (as `serve
+ * --max-pending-connections`' default): one more closes the one waiting longest, so stalled peers cannot hold a
+ * runner's sockets.
  */
 export const maxUnadmitted = 64
 
@@ -102,8 +103,10 @@ export const makeServer = (options: {
     const failed = yield* Deferred.make<never, SocketServer.SocketServerError>()
     const accepted = yield* Queue.unbounded<Net.Socket>()
     const live = new Set<Net.Socket>()
-    // In arrival order (a Set iterates so): the first is the one waiting longest.
-    const unadmitted = new Set<Net.Socket>()
+    // Each peer's TCP connection from its arrival until admitted, in arrival order (a Map iterates so): the first
+    // is the one waiting longest. Keyed by the peer's address and port, which its TLS socket reports too.
+    const unadmitted = new Map<string, Net.Socket>()
+    const peerOf = (conn: Net.Socket) => `${conn.remoteAddress}:${conn.remotePort}`
     const server = yield* Effect.acquireRelease(
       Effect.try({
         try: () =>
@@ -124,20 +127,30 @@ export const makeServer = (options: {
           server.close(() => resume(Effect.void))
         })
     )
+    // Every TCP connection (a TLS one before its handshake) counts against the cap until it is admitted.
+    server.on("connection", (raw: Net.Socket) => {
+      if (expected === undefined && options.tls === undefined) return
+      const peer = peerOf(raw)
+      live.add(raw)
+      unadmitted.set(peer, raw)
+      // A TLS server times out a handshake only once it has begun: a peer that never says hello is closed here.
+      const deadline = setTimeout(() => {
+        if (unadmitted.get(peer) === raw) raw.destroy()
+      }, Duration.toMillis(handshakeTimeout))
+      raw.once("close", () => {
+        clearTimeout(deadline)
+        live.delete(raw)
+        if (unadmitted.get(peer) === raw) unadmitted.delete(peer)
+      })
+      if (unadmitted.size > maxUnadmitted) {
+        const [[oldestPeer, oldest]] = unadmitted
+        unadmitted.delete(oldestPeer)
+        oldest.destroy()
+      }
+    })
     server.on(options.tls === undefined ? "connection" : "secureConnection", (conn: Net.Socket) => {
       live.add(conn)
-      conn.once("close", () => {
-        live.delete(conn)
-        unadmitted.delete(conn)
-      })
-      if (expected !== undefined) {
-        unadmitted.add(conn)
-        if (unadmitted.size > maxUnadmitted) {
-          const [oldest] = unadmitted
-          unadmitted.delete(oldest!)
-          oldest!.destroy()
-        }
-      }
+      conn.once("close", () => live.delete(conn))
       // Until the protocol listens, an error must not go unhandled (it would end the process); "close" follows.
       conn.on("error", () => {})
       Queue.unsafeOffer(accepted, conn)
@@ -159,7 +172,7 @@ export const makeServer = (options: {
 
     const serve = <R, E, _>(conn: Net.Socket, handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
       admit(conn, expected).pipe(
-        Effect.ensuring(Effect.sync(() => unadmitted.delete(conn))),
+        Effect.ensuring(Effect.sync(() => unadmitted.delete(peerOf(conn)))),
         Effect.tapError((error) =>
           Effect.logWarning(
             `lsp-seam runner: refused a connection from ${conn.remoteAddress}:${conn.remotePort}: ${error.message}`
