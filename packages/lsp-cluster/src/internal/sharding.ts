@@ -22,6 +22,7 @@ import * as Equal from "effect/Equal"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Transport from "./transport.js"
 
 /**
@@ -75,6 +76,29 @@ const checkPeers = (self: RunnerAddress.RunnerAddress | undefined, security: Tra
   })
 
 /**
+ * Waits until the storage lists this runner: the cluster registers it in the background once built, and a
+ * runner that said it had joined before then would turn away a client started at that word (its peer check
+ * reads the storage). 30 s at most, then LSP_REMOTE_UNAVAILABLE.
+ */
+const awaitRegistration = (self: RunnerAddress.RunnerAddress) =>
+  Effect.gen(function*() {
+    const storage = yield* RunnerStorage.RunnerStorage
+    yield* storage.getRunners.pipe(
+      Effect.map((listed) => listed.some(([runner]) => Equal.equals(runner.address, self))),
+      Effect.orElseSucceed(() => false),
+      Effect.repeat({ until: (listed) => listed, schedule: Schedule.spaced("100 millis") }),
+      Effect.timeoutFail({
+        duration: "30 seconds",
+        onTimeout: () =>
+          LspError.remoteUnavailable(
+            `The runner ${self.host}:${self.port} was not registered in the cluster's storage within 30 s.`,
+            { address: `${self.host}:${self.port}` }
+          )
+      })
+    )
+  })
+
+/**
  * A runner: listens on `listen` (announced as `advertise`) and runs the entities registered on it. With `tls`
  * it serves TLS and reaches the other runners over TLS (trusting `tls.ca`, else the system's certificates);
  * with `token` it admits only peers that present it, and presents it to them.
@@ -113,6 +137,8 @@ export const runner = (options: {
       tls: options.tls === undefined ? undefined : { ca: options.tls.ca }
     }))),
     Layer.provideMerge(storageLayers),
+    // Built last: the runner has joined only once others can see it.
+    Layer.tap((context) => Effect.provide(awaitRegistration(options.advertise), context)),
     Layer.provide(ShardingConfig.layer({
       ...timings,
       runnerAddress: Option.some(options.advertise),
