@@ -9,7 +9,6 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Annotations from "./internal/result/annotations.js"
 import * as Body from "./internal/result/body.js"
 import * as Calls from "./internal/result/calls.js"
 import * as Diagnostics from "./internal/result/diagnostics.js"
@@ -67,110 +66,27 @@ export const LspHover: typeof Navigation.LspHover = Navigation.LspHover
 export type LspHover = Navigation.LspHover
 
 /**
- * Present (and `true`) only when the answer may be missing results: the server was still busy with its
- * startup work (indexing, loading the project) when the answer had to be given, or it answered a cross-file
- * question without a project model. `incompleteReasons` says which. Absent otherwise.
+ * What every answer may carry besides its content: whether it may be incomplete and why (`Incomplete`,
+ * `IncompleteReason`, `markIncomplete`, `incompleteReasonsOf`, the standard `readiness` reason), what a request
+ * with `symbol` was resolved to (`Resolved`, `withResolved`), and the identifiers of a line an empty answer was
+ * asked off (`OffIdentifier`, `LspIdentifier`, `withOffIdentifier`). Each is documented where it is defined.
  *
  * @since 0.1.0
- * @category models
  */
-export const Incomplete: typeof Annotations.Incomplete = Annotations.Incomplete
-
-/**
- * Why an answer may be incomplete: `readiness` — the server had not finished starting up; `no-project` —
- * a cross-file answer computed without the server's project model (no `tsconfig.json`, no
- * `compile_commands.json`, …); `provider-failed` — a workspaceSymbol search merged from several providers,
- * one of which failed (the message names it and its error); `diagnostics-pending` — the server had not
- * published diagnostics for the file's current text when the answer had to be given (the answer then
- * holds none: a set for an older text is never given); `projects-not-searched` — the
- * workspace has several projects of one server and some were not searched (a bound on how many are loaded, or
- * on how far the workspace was walked to find them): the message names them.
- *
- * @since 0.1.0
- * @category models
- */
-export const IncompleteReasonKind: typeof Annotations.IncompleteReasonKind = Annotations.IncompleteReasonKind
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type IncompleteReasonKind = Annotations.IncompleteReasonKind
-
-/**
- * One reason an answer may be incomplete, with a one-line message for the model that includes the remedy.
- *
- * @since 0.1.0
- * @category models
- */
-export const IncompleteReason: typeof Annotations.IncompleteReason = Annotations.IncompleteReason
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type IncompleteReason = Annotations.IncompleteReason
-
-/**
- * The standard message of a `readiness` reason.
- *
- * @since 0.1.0
- * @category constants
- */
-export const readinessMessage: string = Annotations.readinessMessage
-
-/**
- * The `readiness` reason with its standard message (what `markIncomplete(result)` adds).
- *
- * @since 0.1.0
- * @category constants
- */
-export const readiness: IncompleteReason = Annotations.readiness
-
-/**
- * What a request with `symbol` was resolved to: the zero-based `position` actually queried, the
- * zero-based `requested` position, and how many whole-identifier occurrences of `symbol` the chosen line
- * holds (more than one means the provider chose among them).
- *
- * @since 0.1.0
- * @category models
- */
-export const Resolved: typeof Annotations.Resolved = Annotations.Resolved
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Resolved = Annotations.Resolved
-
-/**
- * An identifier on a line: its name and the zero-based UTF-16 column where it starts.
- *
- * @since 0.1.0
- * @category models
- */
-export const LspIdentifier: typeof Annotations.LspIdentifier = Annotations.LspIdentifier
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type LspIdentifier = Annotations.LspIdentifier
-
-/**
- * Set by providers only on an empty answer (no locations, or a null hover) whose position is not on an
- * identifier: the zero-based position and every identifier on that line, in order.
- *
- * @since 0.1.0
- * @category models
- */
-export const OffIdentifier: typeof Annotations.OffIdentifier = Annotations.OffIdentifier
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type OffIdentifier = Annotations.OffIdentifier
+export {
+  Incomplete,
+  IncompleteReason,
+  IncompleteReasonKind,
+  incompleteReasonsOf,
+  LspIdentifier,
+  markIncomplete,
+  OffIdentifier,
+  readiness,
+  readinessMessage,
+  Resolved,
+  withOffIdentifier,
+  withResolved
+} from "./internal/result/annotations.js"
 
 /**
  * The answer to goToDefinition, findReferences or goToImplementation. `resolvedWorkspaceUri` is the
@@ -405,43 +321,6 @@ export const locations: (
  * @category constructors
  */
 export const hover: (hover: LspHover | null) => LspHoverResult = Navigation.hover
-
-/**
- * Marks a result as possibly incomplete: sets `incomplete: true` and appends `reason` (default: the
- * `readiness` reason) to `incompleteReasons`, unless a reason of the same kind is already there.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const markIncomplete: <A extends LspQueryResult>(result: A, reason?: IncompleteReason) => A =
-  Annotations.markIncomplete
-
-/**
- * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
- * only says `incomplete: true` (as older providers do); empty for a complete answer.
- *
- * @since 0.1.0
- * @category utils
- */
-export const incompleteReasonsOf: (result: LspQueryResult) => ReadonlyArray<IncompleteReason> =
-  Annotations.incompleteReasonsOf
-
-/**
- * Records what a request with `symbol` was resolved to.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const withResolved: <A extends LspQueryResult>(result: A, resolved: Resolved) => A = Annotations.withResolved
-
-/**
- * Records that an empty answer was asked at a position off any identifier (see `OffIdentifier`).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const withOffIdentifier: <A extends LspQueryResult>(result: A, offIdentifier: OffIdentifier) => A =
-  Annotations.withOffIdentifier
 
 /**
  * True for an answer with nothing in it: no locations, or a hover that is null or blank.

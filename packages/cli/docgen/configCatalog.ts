@@ -1,0 +1,132 @@
+/**
+ * docs/config-catalog.md: every setting of lsp-seam.json and of a server, with its type, default and meaning, and
+ * the presets as they are wired.
+ */
+import { StdioConfig } from "@lsp-seam/lsp-stdio"
+import { LspConfigFile, LspPresets } from "@lsp-seam/setup"
+import * as Predicate from "effect/Predicate"
+import { cell, fieldTable, header, record, resolve, rows } from "./markdown.js"
+
+// Preset paths depend on the machine (the Node binary, where node_modules is): show them portably.
+const portable = (value: unknown): unknown => {
+  if (typeof value === "string") {
+    if (value === process.execPath) return "node"
+    const at = value.lastIndexOf("/node_modules/")
+    return at < 0 ? value : `…${value.slice(at)}`
+  }
+  if (Array.isArray(value)) return value.map(portable)
+  if (Predicate.isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, portable(v)]))
+  return value
+}
+
+const commandLine = (server: LspPresets.ServerInput): string =>
+  [server.command, ...(server.args ?? [])].map((part) => String(portable(part))).join(" ")
+
+/** What the table already shows of a preset's server. */
+const shownInTable = new Set(["command", "args", "extensionToLanguage"])
+
+const presetSettings = (server: LspPresets.ServerInput): string => {
+  const settings = Object.fromEntries(
+    Object.entries(server).flatMap(([key, value]) =>
+      shownInTable.has(key) || value === undefined ? [] : [[key, portable(value)]]
+    )
+  )
+  return Object.keys(settings).length === 0 ? "" : "\n```json\n" + JSON.stringify(settings, null, 2) + "\n```\n"
+}
+
+export const configCatalog = (): string => {
+  const root = record(StdioConfig.jsonSchema)
+  const fileRoot = record(LspConfigFile.jsonSchema)
+  const top = resolve(root, root)
+  const servers = record(record(top.properties).servers)
+  const server = resolve(root, record(record(servers.patternProperties)[""]))
+  const serverRows = rows(root, server)
+  const nested = serverRows.flatMap((row) => {
+    const property = record(record(server.properties)[row.key])
+    const target = resolve(root, record(Array.isArray(property.allOf) ? property.allOf[0] : property))
+    return target.type === "object" && Object.keys(record(target.properties)).length > 0
+      ? [[row.key, target] as const]
+      : []
+  })
+  const exampleFile = {
+    $schema: "./node_modules/@lsp-seam/cli/lsp-seam.schema.json",
+    servers: {
+      python: { command: "pyright-langserver", args: ["--stdio"], extensionToLanguage: { ".py": "python" } }
+    }
+  }
+  return [
+    header("StdioConfig, the presets and LspToolConfig"),
+    "# Configuration catalog",
+    "",
+    "## Where the configuration comes from",
+    "",
+    "`lsp-seam query`, `lsp-seam mcp` and `lsp-seam doctor` take their language servers from the first of:",
+    "",
+    "1. the file named by `--config FILE` (relative to the current directory, or absolute);",
+    `2. \`${LspConfigFile.fileName}\` in the workspace (\`--cwd DIR\`, default the current directory);`,
+    "3. the [presets](#presets): every preset whose command is installed.",
+    "",
+    "A file replaces the presets; it does not extend them. The same object configures the library " +
+    "(`LspSeam.layer({ config })`, `LspSeam.makeClient({ config })` from `@lsp-seam/cli`, " +
+    "`LspStdio.layer(config)` from `@lsp-seam/lsp-stdio`). Every failure to read or validate it is " +
+    "`LSP_INVALID_CONFIG`, naming the file, the server and the field; unknown keys are errors, so a typo " +
+    "never silently becomes a default.",
+    "",
+    `Editors complete and check the file with its JSON Schema, generated from \`StdioConfig\`: ` +
+    "[`packages/cli/lsp-seam.schema.json`](../packages/cli/lsp-seam.schema.json), published as " +
+    "`@lsp-seam/cli/lsp-seam.schema.json`.",
+    "",
+    "```json",
+    JSON.stringify(exampleFile, null, 2),
+    "```",
+    "",
+    "## The file",
+    "",
+    fieldTable(
+      rows(fileRoot, resolve(fileRoot, fileRoot)).map((row) =>
+        row.key === "servers"
+          ? {
+            ...row,
+            type: "object of servers (below)",
+            description: row.description !== "" ? row.description : "At least one server, keyed by provider id " +
+              "(not blank, not trimmed). An extension may belong to one server only."
+          }
+          : row
+      )
+    ),
+    "",
+    "## A server: `servers.<id>`",
+    "",
+    fieldTable(serverRows),
+    ...nested.flatMap(([key, target]) => ["", `### \`${key}\``, "", fieldTable(rows(root, target))]),
+    "",
+    "## Presets",
+    "",
+    "Used when there is no configuration file. A preset is active when its command resolves to an executable " +
+    "(on `PATH`, which `npx` extends with `node_modules/.bin`); `lsp-seam doctor` lists the active and the " +
+    "inactive ones. TypeScript/JavaScript is always active: `typescript-language-server` and `typescript` are " +
+    "dependencies of `@lsp-seam/cli`, and the workspace's own `typescript` wins when it has one. No preset " +
+    "reaches the network.",
+    "",
+    "| id | languages | extensions | command | to activate |",
+    "|---|---|---|---|---|",
+    ...LspPresets.all.map((preset) =>
+      `| \`${preset.id}\` | ${preset.title} | ${
+        Object.keys(preset.server.extensionToLanguage).map((ext) => `\`${ext}\``).join(" ")
+      } | \`${cell(commandLine(preset.server))}\` | ${cell(preset.install)} |`
+    ),
+    "",
+    "Settings that differ from the defaults:",
+    ...LspPresets.all.flatMap((preset) => {
+      const settings = presetSettings(preset.server)
+      return settings === "" ? [] : ["", `### \`${preset.id}\``, settings.trimEnd()]
+    }),
+    "",
+    "## Tool limits",
+    "",
+    "The `lsp` tool's own limits (`maxLocations`, `maxResultChars`, `timeoutMs`, `maxBodyLines`, `maxBodyBytes`) " +
+    "are not part of this file: " +
+    "see the [tool catalog](tool-catalog.md#limits).",
+    ""
+  ].join("\n")
+}
