@@ -1,7 +1,7 @@
 /**
  * The generated documentation: docs/config-catalog.md, docs/tool-catalog.md and the published JSON Schema
  * of lsp-seam.json, all rendered from the Schemas (and the presets) so they cannot drift. `npm run docgen`
- * writes them (scripts/docgen.mjs); a test fails when a committed copy differs from what this renders.
+ * writes them (scripts/docgen.ts); a test fails when a committed copy differs from what this renders.
  */
 import { LspConfigFile } from "@lsp-seam/setup"
 import { configCatalog } from "./configCatalog.js"
