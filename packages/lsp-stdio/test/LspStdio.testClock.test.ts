@@ -278,17 +278,18 @@ describe("LspStdio under TestClock (memory executor)", () => {
           }),
           context
         )
-      const first = yield* Effect.fork(at(0))
-      yield* settle
-      const queued = yield* Effect.fork(at(1))
-      yield* settle
-      const last = yield* Effect.fork(at(2))
-      yield* settle
       // The status view counts the queries waiting behind the one the server serves (once it has started).
       const waiting = Effect.map(
         statusOf(context),
         (all) => JSON.stringify(all.map((status) => [status.state, status.queued]))
       )
+      // Each query is in the queue before the next is sent: a query reads its file first (libuv's thread pool),
+      // and on a loaded machine a later one could otherwise overtake it.
+      const first = yield* Effect.fork(at(0))
+      yield* waitFor(waiting, (now) => now === JSON.stringify([["busy", 0]]))
+      const queued = yield* Effect.fork(at(1))
+      yield* waitFor(waiting, (now) => now === JSON.stringify([["busy", 1]]))
+      const last = yield* Effect.fork(at(2))
       yield* waitFor(waiting, (now) => now === JSON.stringify([["busy", 2]]))
       yield* Fiber.interrupt(queued)
       assert.strictEqual(yield* waiting, JSON.stringify([["busy", 1]]))
