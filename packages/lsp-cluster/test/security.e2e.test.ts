@@ -98,6 +98,19 @@ const registered = (storage: LspClusterStorage.Storage, address: string) =>
       Effect.orDie
     )
 
+/** Opens one connection more than a runner lets wait unadmitted, sending nothing: ms until the oldest closed. */
+const oldestClosedPastCap = (dial: () => Net.Socket) =>
+  Effect.gen(function*() {
+    const stalled = Array.from({ length: maxUnadmitted + 1 }, dial)
+    const openedAt = Date.now()
+    const oldestClosed = yield* Effect.async<number>((resume) => {
+      stalled[0]!.on("error", () => {})
+      stalled[0]!.once("close", () => resume(Effect.succeed(Date.now() - openedAt)))
+    })
+    for (const conn of stalled) conn.destroy()
+    return oldestClosed
+  })
+
 const concat = (...parts: ReadonlyArray<Uint8Array>) => Buffer.concat(parts.map((part) => Buffer.from(part)))
 
 describe("the cluster's protocol behind a token and TLS", () => {
@@ -161,14 +174,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
         yield* waitFor("the refusal to be logged", () => first.output().includes("refused a connection"), 5_000)
         // Stalled handshakes (TCP connections that never say hello) count against the same cap as stalled tokens:
         // one past it closes the oldest at once, long before its 10 s to complete the handshake.
-        const stalled = Array.from({ length: maxUnadmitted + 1 }, () => Net.connect({ host, port }))
-        const openedAt = Date.now()
-        const oldestClosed = yield* Effect.async<number>((resume) => {
-          stalled[0]!.on("error", () => {})
-          stalled[0]!.once("close", () => resume(Effect.succeed(Date.now() - openedAt)))
-        })
-        for (const conn of stalled) conn.destroy()
-        assert.isBelow(oldestClosed, 5_000)
+        assert.isBelow(yield* oldestClosedPastCap(() => Net.connect({ host, port })), 5_000)
         // And one alone is closed at the 10 s deadline, not held for ever (a TLS server's own handshake timeout
         // starts only with the peer's hello).
         const silent = Net.connect({ host, port })
@@ -222,14 +228,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
         }
         // Stalled connections (nothing sent) cannot hold the runner: one past the cap closes the oldest at once,
         // long before its 10 s to present a token.
-        const stalled = Array.from({ length: maxUnadmitted + 1 }, dial)
-        const openedAt = Date.now()
-        const oldestClosed = yield* Effect.async<number>((resume) => {
-          stalled[0]!.on("error", () => {})
-          stalled[0]!.once("close", () => resume(Effect.succeed(Date.now() - openedAt)))
-        })
-        for (const conn of stalled) conn.destroy()
-        assert.isBelow(oldestClosed, 5_000)
+        assert.isBelow(yield* oldestClosedPastCap(dial), 5_000)
         // A client with a wrong token is turned away at its start, and the runner started no language server.
         // (The client's check reads the storage: a runner says it has joined only once the storage lists it.)
         const storage = yield* LspClusterStorage.decode(storageText)

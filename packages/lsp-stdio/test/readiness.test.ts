@@ -6,6 +6,15 @@ const begin = (token: string | number) => ({ token, value: { kind: "begin", titl
 const end = (token: string | number) => ({ token, value: { kind: "end" } })
 
 /** clangd's rule: its index, reported as progress, begins only once a file is open. */
+// yaml-language-server's rule: settled when it says its configuration is applied.
+const announcingRule = {
+  quietMs: 0,
+  progress: true,
+  maxWaitMs: 60_000,
+  readyLog: null,
+  openStartsProgress: false,
+  readyNotification: "yaml/schema/store/initialized"
+}
 const indexingRule = {
   quietMs: 0,
   progress: true,
@@ -114,14 +123,7 @@ describe("readiness", () => {
 
   it.effect("with readyNotification, a quiet server is not settled before that notification arrives", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({
-        quietMs: 0,
-        progress: true,
-        maxWaitMs: 60_000,
-        readyLog: null,
-        openStartsProgress: false,
-        readyNotification: "yaml/schema/store/initialized"
-      })
+      const tracker = yield* Readiness.make(announcingRule)
       const waiting = yield* Effect.fork(tracker.awaitSettled(60_000))
       // Seconds of silence while the server applies its configuration, as on a loaded machine: not settled.
       yield* TestClock.adjust("5 seconds")
@@ -137,14 +139,7 @@ describe("readiness", () => {
 
   it.effect("a readyNotification that never comes ends the wait at the deadline, flagged", () =>
     Effect.gen(function*() {
-      const tracker = yield* Readiness.make({
-        quietMs: 0,
-        progress: true,
-        maxWaitMs: 60_000,
-        readyLog: null,
-        openStartsProgress: false,
-        readyNotification: "yaml/schema/store/initialized"
-      })
+      const tracker = yield* Readiness.make(announcingRule)
       const waiting = yield* Effect.fork(tracker.awaitSettled(3_000))
       yield* TestClock.adjust("2999 millis")
       assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
