@@ -194,7 +194,7 @@ export const latencySection = (parts: ReadonlyArray<LatencyPart>, options: Optio
         part.aboveHost === undefined ? [] : [
           "Above the host, with no host and no server (an in-memory provider answers at once; medians per call " +
           `after the same warm-up): \`LspService.query\` ${ms(part.aboveHost.seam)} ms, the seam under the ` +
-          `tool's deadline and time budget (\`budgetedQuery\`: the query on one child fiber, a sleeping fiber on the Clock interrupts it) ${
+          `tool's deadline and time budget (\`budgetedQuery\`: the query on one child fiber, interrupted at its deadline by the one watcher of the Clock's cut-offs) ${
             ms(part.aboveHost.budgeted)
           } ms, the whole \`lsp\` tool call (validation, span, budget, rendering) ${ms(part.aboveHost.tool)} ms. ` +
           "Every query pays this, whatever serves it."

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspDeadline } from "@lsp-seam/lsp"
-import { Effect, Exit, Fiber, Option, Ref, TestClock } from "effect"
+import { Chunk, Effect, Exit, Fiber, Option, Ref, TestClock } from "effect"
 import * as Budget from "../src/internal/budget.js"
 
 describe("Budget.within on the TestClock (the same path as the live clock)", () => {
@@ -35,5 +35,43 @@ describe("Budget.within on the TestClock (the same path as the live clock)", () 
       yield* TestClock.adjust(10)
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Ref.get(finalized))
+    }))
+
+  it.effect("a later budget with an earlier deadline is cut off first, and the earlier budget still on time", () =>
+    Effect.gen(function*() {
+      const long = yield* Effect.fork(Budget.within(Effect.never, 5_000, () => "long" as const))
+      yield* TestClock.adjust(10)
+      const short = yield* Effect.fork(Budget.within(Effect.never, 1_000, () => "short" as const))
+      yield* TestClock.adjust(1_000)
+      assert.deepStrictEqual(yield* Fiber.await(short), Exit.fail("short" as const))
+      assert.isTrue(Option.isNone(yield* Fiber.poll(long)))
+      yield* TestClock.adjust(3_989)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(long)))
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* Fiber.await(long), Exit.fail("long" as const))
+    }))
+
+  it.effect("budgets running together share one sleep on the Clock", () =>
+    Effect.gen(function*() {
+      const first = yield* Effect.fork(Budget.within(Effect.never, 5_000, () => "timeout"))
+      const second = yield* Effect.fork(Budget.within(Effect.never, 5_000, () => "timeout"))
+      yield* TestClock.adjust(10)
+      assert.strictEqual(Chunk.size(yield* TestClock.sleeps()), 1)
+      yield* Fiber.interrupt(first)
+      yield* Fiber.interrupt(second)
+    }))
+})
+
+describe("Budget.within on the live clock", () => {
+  const activeTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length
+
+  it.live("leaves no timer behind once the query has answered (it would keep a one-shot process alive)", () =>
+    Effect.gen(function*() {
+      const before = activeTimers()
+      const query = Effect.as(Effect.sleep(5), "answer")
+      assert.strictEqual(yield* Budget.within(query, 60_000, () => "timeout"), "answer")
+      // The watcher is stopped when the event loop turns, and its sleep's timer cleared as it ends.
+      for (let turn = 0; turn < 2; turn++) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      assert.strictEqual(activeTimers(), before)
     }))
 })
