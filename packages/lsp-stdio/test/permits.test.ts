@@ -11,7 +11,7 @@ const py = ServerKey.make("python", workspace)
 const take = (permits: Permits.Permits, key: ServerKey.ServerKey) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    yield* Scope.extend(permits.hold(key), scope)
+    yield* permits.hold(key, scope)
     return Scope.close(scope, Exit.void)
   })
 

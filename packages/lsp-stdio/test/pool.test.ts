@@ -31,7 +31,7 @@ const counted = (live: { count: number }, startDelayMs = 0): Pool.Recipe<Value> 
 })
 
 const leaseAndRelease = (pool: Pool.Pool<Value>, key: string, recipe: Pool.Recipe<Value>) =>
-  Effect.scoped(pool.lease(key, recipe))
+  Effect.scoped(Effect.flatMap(Effect.scope, (scope) => pool.lease(key, recipe, scope)))
 
 describe("Pool", () => {
   for (const replacing of [false, true]) {
@@ -51,7 +51,7 @@ describe("Pool", () => {
             const probe = interruptAtOp(k)
             const leaseScope = yield* Scope.make()
             const fiber = yield* Effect.fork(
-              pool.lease("a", recipe).pipe(Scope.extend(leaseScope), Effect.withScheduler(probe.scheduler))
+              pool.lease("a", recipe, leaseScope).pipe(Effect.withScheduler(probe.scheduler))
             )
             yield* probe.target(fiber)
             const ended = yield* Fiber.await(fiber).pipe(Effect.timeout("2 seconds"), Effect.option)
@@ -110,7 +110,7 @@ describe("Pool", () => {
         const probe = interruptAtOp(k)
         const held = yield* Scope.make()
         const fiber = yield* Effect.fork(
-          pool.lease("a", hanging).pipe(Scope.extend(held), Effect.withScheduler(probe.scheduler))
+          pool.lease("a", hanging, held).pipe(Effect.withScheduler(probe.scheduler))
         )
         yield* probe.target(fiber)
         yield* Effect.sleep(5)
@@ -173,7 +173,9 @@ describe("Pool", () => {
       }
       const scope = yield* Scope.make()
       const pool = yield* Scope.extend(Pool.make<Value>({ maxEntries: 4 }), scope)
-      const waiter = yield* Effect.fork(Effect.scoped(pool.lease("a", slowStart)))
+      const waiter = yield* Effect.fork(
+        Effect.scoped(Effect.flatMap(Effect.scope, (lease) => pool.lease("a", slowStart, lease)))
+      )
       yield* TestClock.adjust("1 second")
       yield* Scope.close(scope, Exit.void)
       const exit = yield* Fiber.await(waiter)
@@ -188,7 +190,7 @@ describe("Pool", () => {
       const recipe = counted(live)
       const pool = yield* Pool.make<Value>({ maxEntries: 4 })
       const leaseScope = yield* Scope.make()
-      const value = yield* Scope.extend(pool.lease("a", recipe), leaseScope)
+      const value = yield* pool.lease("a", recipe, leaseScope)
       yield* pool.evictIfIdle("a", value)
       assert.strictEqual((yield* pool.status).length, 1, "a leased value stays")
       yield* Scope.close(leaseScope, Exit.void)

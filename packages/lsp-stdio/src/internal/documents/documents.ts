@@ -84,14 +84,14 @@ const close = (server: DocumentServer, request: DocumentRequest, exit: Exit.Exit
   })
 
 /**
- * Registers the close on the caller's scope itself (`Effect.addFinalizer` would also diff and restore the
+ * Registers the close on the query's scope itself (`Effect.addFinalizer` would also diff and restore the
  * fiber's refs around it, a measurable share of a warm query).
  */
-const closeWithScope = (server: DocumentServer, request: DocumentRequest) =>
-  Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizerExit(scope, (exit) => close(server, request, exit)))
+const closeWithScope = (server: DocumentServer, request: DocumentRequest, scope: Scope.Scope) =>
+  Scope.addFinalizerExit(scope, (exit) => close(server, request, exit))
 
 /** Sends the transient open; the open and the close it calls for are registered in one step. */
-const openTransient = (server: DocumentServer, request: DocumentRequest, text: string) =>
+const openTransient = (server: DocumentServer, request: DocumentRequest, text: string, scope: Scope.Scope) =>
   // The request queued next goes out in the same write, and nothing waits on a server not reading.
   Effect.uninterruptible(Effect.suspend(() => {
     const uri = request.location.uri
@@ -101,12 +101,12 @@ const openTransient = (server: DocumentServer, request: DocumentRequest, text: s
       textDocument: { uri, languageId: request.languageId, version, text }
     }).pipe(
       Effect.zipRight(Effect.sync(() => server.diagnostics.markSent(uri))),
-      Effect.zipRight(closeWithScope(server, request))
+      Effect.zipRight(closeWithScope(server, request, scope))
     )
   }))
 
 /**
- * Makes the query's file current on `server` for the rest of the caller's scope (see the module comment).
+ * Makes the query's file current on `server` for the rest of `scope`, the query's (see the module comment).
  * `beforeOpen` runs just before a transient open (a wait for the server's diagnostics of an earlier open
  * to settle, say).
  */
@@ -114,12 +114,13 @@ export const put = (
   services: FileServices,
   server: DocumentServer,
   request: DocumentRequest,
+  scope: Scope.Scope,
   beforeOpen: Effect.Effect<void> = Effect.void
-): Effect.Effect<void, LspError.LspError, Scope.Scope> =>
+): Effect.Effect<void, LspError.LspError> =>
   Effect.gen(function*() {
     if (request.mode === "retained") {
       // Registered first: an interruption during the refresh below still waits for the cancellation.
-      yield* closeWithScope(server, request)
+      yield* closeWithScope(server, request, scope)
       return yield* RetainedDocuments.prepare(services, server.retained, server.connection, {
         workspace: request.workspace,
         location: request.location,
@@ -134,5 +135,5 @@ export const put = (
     }
     const text = (request.source ?? (yield* request.read)).text
     yield* beforeOpen
-    yield* openTransient(server, request, text)
+    yield* openTransient(server, request, text, scope)
   })

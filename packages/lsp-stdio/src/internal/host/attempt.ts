@@ -1,7 +1,7 @@
 /**
  * Steps 4–8 of a query (see `queryPipeline.ts`), once: lease the server, check it supports the operation,
  * put the document on it, wait for it to settle, ask, and flag what is partial. The lease and the document
- * are resources of the caller's scope (the attempt's own, under the query's).
+ * are resources of the query's scope.
  */
 import { type LspError, LspError as Errors, LspExtension, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
@@ -103,7 +103,8 @@ const putOther = (
   target: Target,
   instance: ServerInstance.ServerInstance,
   query: LspQuery.LspProviderQuery,
-  filePath: string
+  filePath: string,
+  scope: Scope.Scope
 ) =>
   Effect.gen(function*() {
     const { key, services, spec } = target
@@ -114,7 +115,7 @@ const putOther = (
       source: undefined,
       needsProject: false
     })
-    yield* Documents.put(services, documentServer(target, instance), request)
+    yield* Documents.put(services, documentServer(target, instance), request, scope)
     return location
   })
 
@@ -189,7 +190,8 @@ const onServer = (
   target: Target,
   instance: ServerInstance.ServerInstance,
   query: LspQuery.LspProviderQuery,
-  located: Located
+  located: Located,
+  scope: Scope.Scope
 ) =>
   Effect.gen(function*() {
     const { key, services, spec } = target
@@ -200,13 +202,15 @@ const onServer = (
       services,
       documentServer(target, instance),
       document,
+      scope,
       beforeOpen(target, instance, query, located.location.uri)
     )
     const partial = located.needsProject
       ? yield* ProjectModel.lend(services, spec, instance, key.workspace, located.location)
       : undefined
     // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
-    const unsearched = isCrossFile(query.operation)
+    const projects = spec.config.projects !== null
+    const unsearched = projects && isCrossFile(query.operation)
       ? yield* Projects.load(services, spec, instance, key.workspace, located.location)
       : undefined
     const settled = instance.readiness.isSettled() ||
@@ -215,13 +219,13 @@ const onServer = (
         yield* expectsProgress(target, located)
       ))
     const asked = yield* request(target, instance, query, { request: document, startedAt })
-    const result = yield* Projects.acrossProjects(
+    const result = !projects ? asked : yield* Projects.acrossProjects(
       {
         services,
         spec,
         instance,
         workspace: key.workspace,
-        open: (filePath) => putOther(target, instance, query, filePath)
+        open: (filePath) => putOther(target, instance, query, filePath, scope)
       },
       query,
       located.location,
@@ -233,18 +237,19 @@ const onServer = (
   })
 
 /**
- * Steps 4–8, once, with the lease and the document as resources of the caller's scope. A transport failure
+ * Steps 4–8, once, with the lease and the document as resources of `scope`, the query's. A transport failure
  * quotes the server's status and evicts it.
  */
 export const attempt = (
   target: Target,
   query: LspQuery.LspProviderQuery,
-  located: Located
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, Scope.Scope> =>
+  located: Located,
+  scope: Scope.Scope
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
   Effect.gen(function*() {
     const { key, servers, spec } = target
-    const instance = yield* servers.lease(spec, key)
-    return yield* onServer(target, instance, query, located).pipe(
+    const instance = yield* servers.lease(spec, key, scope)
+    return yield* onServer(target, instance, query, located, scope).pipe(
       Effect.catchIf(isTransportFailure, (error) =>
         Effect.gen(function*() {
           const quoted = yield* servers.quoteStatus(key, error)

@@ -11,7 +11,6 @@ import { type LspError, LspExtension, LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
 import * as Requests from "../answers/requests.js"
 import * as RetainedDocuments from "../documents/retainedDocuments.js"
 import { linesOf, readLocatedWith, type SourceLocation } from "../documents/source.js"
@@ -165,7 +164,7 @@ export interface Asking {
   readonly instance: ServerInstance.ServerInstance
   readonly workspace: Workspace
   /** Puts another file of the workspace on the server for the rest of the query's scope. */
-  readonly open: (filePath: string) => Effect.Effect<SourceLocation, LspError.LspError, Scope.Scope>
+  readonly open: (filePath: string) => Effect.Effect<SourceLocation, LspError.LspError>
 }
 
 const sameLocation = (a: LspResult.LspLocation, b: LspResult.LspLocation) =>
@@ -294,7 +293,7 @@ export const acrossProjects = (
   query: LspQuery.LspProviderQuery,
   location: SourceLocation,
   result: LspResult.LspQueryResult
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, Scope.Scope> =>
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
   Effect.gen(function*() {
     const { instance, services, spec, workspace } = asking
     const config = spec.config.projects

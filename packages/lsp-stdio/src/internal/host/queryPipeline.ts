@@ -22,6 +22,11 @@
  *    documentSymbol of each file it points into as a query of its own on the same server.
  *
  * A transport failure in steps 4–8 evicts the server and is retried once on a fresh one (servers/failures).
+ *
+ * The query's scope is passed to each step that acquires into it (`permits.hold(key, scope)`, `lease`,
+ * `Documents.put`) rather than provided as the `Scope` service: providing a service is a `locally` on the
+ * fiber's context, ~26 Effect operations per query, as many as the three finalizers together (measured in
+ * docs/decisions.md, "The query's scope, passed by hand").
  */
 import { type LspError, LspExtension, LspIdentifiers, LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
@@ -61,9 +66,14 @@ export interface Dependencies {
 const attemptWithRetry = (
   target: Target,
   query: LspQuery.LspProviderQuery,
-  located: Located
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError, Scope.Scope> =>
-  Effect.catchIf(attempt(target, query, located), isTransportFailure, () => attempt(target, query, located))
+  located: Located,
+  scope: Scope.Scope
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+  Effect.catchIf(
+    attempt(target, query, located, scope),
+    isTransportFailure,
+    () => attempt(target, query, located, scope)
+  )
 
 /**
  * Step 3: the source located, and read unless a live server holds it unchanged (retained documents); its
@@ -132,9 +142,10 @@ const answer = (
   query: LspQuery.LspProviderQuery,
   file: { readonly filePath: string; readonly languageId: string }
 ) =>
+(scope: Scope.Scope) =>
   Effect.gen(function*() {
     const { key, services, spec } = target
-    yield* permits.hold(key)
+    yield* permits.hold(key, scope)
     // Read when this query's turn comes, and before any server is started.
     const { lines, location, source } = yield* locateAndRead(target, file.filePath)
     // An impossible position or a symbol not there is an answer for the caller, not for a server.
@@ -147,7 +158,7 @@ const answer = (
     const markers = spec.config.projectMarkers
     const needsProject = isCrossFile(query.operation) && markers.length > 0 &&
       !(yield* ProjectModel.isGoverned(services, key.workspace, location.path, markers))
-    const result = yield* attemptWithRetry(target, at, { location, source, needsProject })
+    const result = yield* attemptWithRetry(target, at, { location, source, needsProject }, scope)
     return located === undefined ? result : LspIdentifiers.annotate(result, lines, located)
   })
 
@@ -156,11 +167,14 @@ const answer = (
  * closed on a fiber of `owner`, so the interrupted caller is released at once while the permit passes on
  * only after the cleanup.
  */
-const inQueryScope = <A, E>(owner: Scope.Scope, use: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E> =>
+const inQueryScope = <A, E>(
+  owner: Scope.Scope,
+  use: (scope: Scope.Scope) => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const exit = yield* Effect.exit(restore(Scope.extend(use, scope)))
+      const exit = yield* Effect.exit(restore(use(scope)))
       if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
         yield* Effect.forkIn(Effect.interruptible(Scope.close(scope, exit)), owner)
       } else {

@@ -11,12 +11,12 @@ import type { ServerKey } from "./serverKey.js"
 
 export interface Permits {
   /**
-   * Holds `key`'s permit for the rest of the caller's scope: waits (interruptibly, when the caller is) in
+   * Holds `key`'s permit for the rest of `scope` (a query's): waits (interruptibly, when the caller is) in
    * arrival order, and registers the release in the same uninterruptible step that takes it. Finding the
    * permit and taking it (or queuing for it) are one synchronous step, so a permit cannot be forgotten
    * between the two.
    */
-  readonly hold: (key: ServerKey) => Effect.Effect<void, never, Scope.Scope>
+  readonly hold: (key: ServerKey, scope: Scope.Scope) => Effect.Effect<void>
   /** How many queries wait for `keyId`'s permit (not counting the one holding it): for the status view. */
   readonly waiting: (keyId: string) => Effect.Effect<number>
   /** How many permits are remembered (held, or waited for). */
@@ -32,7 +32,7 @@ export const make = (): Permits => {
       if (mutex.isFree() && permits.get(id) === mutex) permits.delete(id)
     })
 
-  const hold = (key: ServerKey) =>
+  const hold = (key: ServerKey, scope: Scope.Scope) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         let mutex = permits.get(key.id)
@@ -42,10 +42,7 @@ export const make = (): Permits => {
         }
         const release = releaseOf(key.id, mutex)
         // On the scope itself: `Effect.addFinalizer` would also diff and restore the fiber's refs around it.
-        return Effect.zipRight(
-          mutex.unsafeEnter(restore),
-          Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, release))
-        )
+        return Effect.zipRight(mutex.unsafeEnter(restore), Scope.addFinalizer(scope, release))
       })
     )
 

@@ -48,11 +48,11 @@ export interface EntryStatus<A> {
 
 export interface Pool<A extends Pooled> {
   /**
-   * Leases the live value for `key`, starting it when there is none. The lease belongs to the caller's
-   * scope: taking it and registering its release are one uninterruptible step, and closing the scope
-   * gives it back (exactly once).
+   * Leases the live value for `key`, starting it when there is none. The lease belongs to `scope` (a
+   * query's): taking it and registering its release there are one uninterruptible step, and closing the
+   * scope gives it back (exactly once).
    */
-  readonly lease: (key: string, recipe: Recipe<A>) => Effect.Effect<A, LspError.LspError, Scope.Scope>
+  readonly lease: (key: string, recipe: Recipe<A>, scope: Scope.Scope) => Effect.Effect<A, LspError.LspError>
   /** Removes `value` if it is still the one pooled under `key`, and tears it down in the background. */
   readonly evict: (key: string, value: A) => Effect.Effect<void>
   /**
@@ -311,7 +311,7 @@ class PoolState<A extends Pooled> {
    * interruptibility): claim the entry, wait for its start, then give up the claim and take the lease in
    * one step, so that no one can replace the entry in between.
    */
-  leaseWith(key: string, recipe: Recipe<A>, restore: Restore): Effect.Effect<A, LspError.LspError, Scope.Scope> {
+  leaseWith(key: string, recipe: Recipe<A>, scope: Scope.Scope, restore: Restore): Effect.Effect<A, LspError.LspError> {
     return Effect.gen(this, function*() {
       const entry = yield* this.entryFor(key, recipe, restore)
       // A started entry needs no waiting.
@@ -330,7 +330,7 @@ class PoolState<A extends Pooled> {
       if (this.disposed) return yield* disposedError()
       // Replaced or timed out idle while this caller waited: its server is going away.
       if (this.entries.get(key) !== entry || entry.ready === undefined) {
-        return yield* this.leaseWith(key, recipe, restore)
+        return yield* this.leaseWith(key, recipe, scope, restore)
       }
       const { value } = entry.ready
       // Held while the value is checked, so that its idle watch cannot retire it in between.
@@ -338,11 +338,11 @@ class PoolState<A extends Pooled> {
       if (!(yield* value.isAlive)) {
         yield* release
         yield* this.evict(key, value)
-        return yield* this.leaseWith(key, recipe, restore)
+        return yield* this.leaseWith(key, recipe, scope, restore)
       }
       // Still in the caller's uninterruptible region: the lease is in its scope before anything can interrupt.
       // On the scope itself: `Effect.addFinalizer` would also diff and restore the fiber's refs around it.
-      yield* Scope.addFinalizer(yield* Effect.scope, release)
+      yield* Scope.addFinalizer(scope, release)
       return value
     })
   }
@@ -405,7 +405,8 @@ export const make = <A extends Pooled>(options: { readonly maxEntries: number })
     const state = new PoolState<A>(options.maxEntries, owner, yield* Effect.clock)
     yield* Effect.addFinalizer(() => state.dispose())
     return {
-      lease: (key, recipe) => Effect.uninterruptibleMask((restore) => state.leaseWith(key, recipe, restore)),
+      lease: (key, recipe, scope) =>
+        Effect.uninterruptibleMask((restore) => state.leaseWith(key, recipe, scope, restore)),
       evict: (key, value) => Effect.asVoid(state.evict(key, value)),
       evictIfIdle: (key, value) => state.evict(key, value, true),
       peek: (key) => state.entries.get(key)?.ready?.value,

@@ -25,13 +25,14 @@ import * as StatusQuote from "./statusQuote.js"
 
 export interface Servers {
   /**
-   * Leases `key`'s server into the caller's scope, starting it when there is none (see `Pool.lease`). A
-   * failure of the server or its start carries its status.
+   * Leases `key`'s server into `scope`, starting it when there is none (see `Pool.lease`). A failure of the
+   * server or its start carries its status.
    */
   readonly lease: (
     spec: ServerInstance.ServerSpec,
-    key: ServerKey
-  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspError, Scope.Scope>
+    key: ServerKey,
+    scope: Scope.Scope
+  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspError>
   /** The running server of `key`, without leasing it: a hint (see `Pool.peek`). */
   readonly peek: (key: ServerKey) => ServerInstance.ServerInstance | undefined
   /** Stops `instance` if it still serves `key` (in the background). */
@@ -124,12 +125,12 @@ export const make = (
         return StatusQuote.quote(error, { providerId: key.providerId, status, starts: startsOf(key) })
       })
 
-    const lease = (spec: ServerInstance.ServerSpec, key: ServerKey) =>
+    const lease = (spec: ServerInstance.ServerSpec, key: ServerKey, scope: Scope.Scope) =>
       pool.lease(key.id, {
         start: Effect.provide(start(spec, key), platform),
         idleTimeoutMs: spec.config.idleTimeoutMs,
         label: key
-      }).pipe(
+      }, scope).pipe(
         Effect.catchIf(isServerFailure, (error) => Effect.flip(quoteStatus(key, error)))
       )
 
