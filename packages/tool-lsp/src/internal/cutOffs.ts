@@ -1,11 +1,11 @@
 /**
  * The cut-offs of the running budgets of one `Clock`, watched by one fiber. A budget registers its cut-off
  * and withdraws it when its query ends, synchronously, instead of starting and interrupting a sleeping fiber
- * of its own: that fiber was measured at ~40 µs of a ~0.45 ms warm query (docs/decisions.md, "One watcher for
- * the budgets' cut-offs"). The watcher sleeps on the Clock until the earliest cut-off, so a `TestClock` drives
- * it exactly as it drives a single sleep. Once nothing is registered, the watcher is stopped before Node's
- * event loop turns again (`setImmediate`): back-to-back queries keep one watcher, and no sleep outlives the
- * queries (a pending timer would keep a one-shot process alive until it fired).
+ * of its own: that fiber was measured at ~40 µs of a ~0.45 ms warm query (docs/decisions.md, "Closing the
+ * gap: what was measured, and what changed"). The watcher sleeps on the Clock until the earliest cut-off, so
+ * a `TestClock` drives it exactly as it drives a single sleep. Once nothing is registered, the watcher is
+ * stopped before Node's event loop turns again (`setImmediate`): back-to-back queries keep one watcher, and
+ * no sleep outlives the queries (a pending timer would keep a one-shot process alive until it fired).
  */
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
