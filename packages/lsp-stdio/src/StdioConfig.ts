@@ -101,6 +101,21 @@ export const LooseFiles: typeof Settings.LooseFiles = Settings.LooseFiles
 export type LooseFiles = Settings.LooseFiles
 
 /**
+ * Files under a server's root its own configuration leaves out (pyright's `include`/`exclude`): a cross-file
+ * question opens up to `maxFiles` of them (`maxBytes` in all); beyond that it is flagged excluded-by-config.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ExcludedFiles: typeof Settings.ExcludedFiles = Settings.ExcludedFiles
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ExcludedFiles = Settings.ExcludedFiles
+
+/**
  * For a server that hosts every project of a workspace itself, finding each file's project from the marker
  * files in `projectMarkers` (tsserver and its tsconfig.json files): before a cross-file question, one file of
  * each project (up to `maxProjects`) is opened so that the server loads it; the operations in `askEach`, which
@@ -224,6 +239,14 @@ export const ServerConfig = Schema.Struct({
     "When no project marker governs a queried file, cross-file queries first open up to maxFiles of the " +
       "workspace's files (maxBytes in all) so the answer covers them; beyond that they are flagged no-project. " +
       "null: never.",
+    null
+  ),
+  excludedFiles: field(
+    Schema.NullOr(ExcludedFiles),
+    "Files of the server's language under its root that its own configuration leaves out (pyright's include and " +
+      "exclude, read as reader says): cross-file queries open up to maxFiles of them (maxBytes in all) so the answer " +
+      "covers every source file under the root; beyond that it is flagged excluded-by-config. Files only an earlier " +
+      "query opened are never part of an answer. null: never.",
     null
   ),
   projects: field(

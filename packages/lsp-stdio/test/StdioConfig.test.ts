@@ -53,6 +53,7 @@ describe("StdioConfig", () => {
           openStartsProgress: false
         },
         looseFiles: null,
+        excludedFiles: null,
         projects: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
         idleTimeoutMs: 600_000,
@@ -91,6 +92,7 @@ describe("StdioConfig", () => {
         },
         afterInitialized: [{ method: "x/optIn" }, { method: "x/withParams", params: { on: [1, "two"] } }],
         looseFiles: { maxFiles: 3, maxBytes: 4 },
+        excludedFiles: { reader: "pyright" as const, maxFiles: 5, maxBytes: 6 },
         projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
         idleTimeoutMs: 1,
@@ -392,6 +394,7 @@ describe("StdioConfig", () => {
         openStartsProgress: false
       },
       looseFiles: null,
+      excludedFiles: null,
       projects: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
       idleTimeoutMs: 600_000,

@@ -23,7 +23,13 @@ import type {
  * @category models
  */
 export interface IncompleteReason {
-  readonly reason: "readiness" | "no-project" | "provider-failed" | "diagnostics-pending" | "projects-not-searched"
+  readonly reason:
+    | "readiness"
+    | "no-project"
+    | "provider-failed"
+    | "diagnostics-pending"
+    | "projects-not-searched"
+    | "excluded-by-config"
   readonly message: string
 }
 

@@ -133,7 +133,10 @@ export const all: ReadonlyArray<Preset> = [
       // mid-startup on a loaded 2-core machine). After the message, a second of quiet for the analysis it starts.
       readiness: { quietMs: 1000, readyLog: "^(Found \\d+ source files?|No source files found)" },
       // A project nested in a repository keeps its settings (extraPaths, venv) in its own configuration.
-      rootMarkers: [["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"]]
+      rootMarkers: [["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"]],
+      // An `include` of src/ leaves tests/ out of pyright's program: a cross-file question opens them itself, so
+      // the uses in tests are found whether or not an earlier question opened a test file.
+      excludedFiles: { reader: "pyright", maxFiles: 200, maxBytes: 4_000_000 }
     }
   },
   {

@@ -150,6 +150,26 @@ export const LooseFiles = Schema.Struct({
 export type LooseFiles = typeof LooseFiles.Type
 
 /**
+ * The files of a server's language under its root that the server's own configuration leaves out of its
+ * program (pyright's `include` and `exclude`): `reader` says how that configuration is read. A cross-file
+ * question opens them for itself (at most `maxFiles`, `maxBytes` in all), so that its answer covers every source
+ * file under the root whatever the configuration says; beyond that bound it is flagged excluded-by-config, naming
+ * what was left out. Needs documentSync "retained".
+ */
+export const ExcludedFiles = Schema.Struct({
+  reader: Schema.Literal("pyright").annotations({
+    description: "\"pyright\": pyrightconfig.json, else pyproject.toml's [tool.pyright]"
+  }),
+  maxFiles: Schema.Int.pipe(Schema.between(1, 10_000)).annotations({ description: "an integer from 1 to 10000" }),
+  maxBytes: ByteCap
+}).annotations({
+  identifier: "ExcludedFiles",
+  title: "an object like { \"reader\": \"pyright\", \"maxFiles\": 200, \"maxBytes\": 4000000 }"
+})
+
+export type ExcludedFiles = typeof ExcludedFiles.Type
+
+/**
  * For a server that hosts every project of a workspace itself, finding each file's project from the marker
  * files in `projectMarkers` (tsserver and its tsconfig.json files): before a cross-file question, one file of
  * each project (up to `maxProjects`) is opened so that the server loads it; the operations in `askEach`, which

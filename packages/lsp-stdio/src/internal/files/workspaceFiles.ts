@@ -138,6 +138,32 @@ export const listFiles = (
     return { files: listed, bytes, complete: !over && !truncated }
   })
 
+/** A file of the workspace, relative to the walk's root, and its size in bytes. */
+export interface ListedFile {
+  readonly relative: string
+  readonly size: number
+}
+
+/**
+ * Every file of `extensions` under `root`, with its size, in the walk's order (breadth first, sorted per
+ * directory), up to `maxEntries` directory entries: `complete` false when the walk was cut there.
+ */
+export const listSources = (
+  files: FileAccess,
+  path: Path.Path,
+  root: string,
+  extensions: ReadonlyArray<string>,
+  maxEntries: number
+): Effect.Effect<{ readonly files: ReadonlyArray<ListedFile>; readonly complete: boolean }> =>
+  Effect.gen(function*() {
+    const listed: Array<ListedFile> = []
+    const { truncated } = yield* walk(files, path, root, maxEntries, (relative, size) => {
+      if (extensions.includes(LspExtension.finalExtension(relative))) listed.push({ relative, size })
+      return true
+    })
+    return { files: listed, complete: !truncated }
+  })
+
 /** What a walk for projects found: where their marker files are, and a file of each directory to open. */
 export interface ProjectSurvey {
   /** Every marker file found, relative to the root, breadth first. */

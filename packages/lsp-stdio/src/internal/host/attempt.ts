@@ -19,6 +19,7 @@ import * as ServerInstance from "../servers/serverInstance.js"
 import type * as ServerKey from "../servers/serverKey.js"
 import type { Servers } from "../servers/servers.js"
 import { advertised, capabilityOf, isCrossFile, opensTransiently } from "../wire/capabilities.js"
+import * as AnswerScope from "./answerScope.js"
 import * as ProjectModel from "./projectModel.js"
 import * as Projects from "./projects.js"
 
@@ -208,6 +209,10 @@ const onServer = (
     const partial = located.needsProject
       ? yield* ProjectModel.lend(services, spec, instance, key.workspace, located.location)
       : undefined
+    // The files the server's configuration leaves out are opened before it settles, so their loading is waited for.
+    const searched = AnswerScope.isScoped(query.operation)
+      ? yield* AnswerScope.open(services, spec, instance, key.root, located.location.path)
+      : undefined
     // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
     const projects = spec.config.projects !== null
     const unsearched = projects && isCrossFile(query.operation)
@@ -233,7 +238,22 @@ const onServer = (
     )
     const withProjects = unsearched === undefined ? result : Projects.flag(result, unsearched)
     const flagged = partial === undefined ? withProjects : LspResult.markIncomplete(withProjects, partial)
-    return settled ? flagged : LspResult.markIncomplete(flagged)
+    const renamed = searched === undefined || query.operation !== "renamePreview" || flagged.kind !== "edits"
+      ? flagged
+      : yield* AnswerScope.completeRename(
+        {
+          services,
+          instance,
+          workspace: key.workspace,
+          maxDocumentBytes: spec.config.maxDocumentBytes
+        },
+        query,
+        located.location.uri,
+        searched,
+        flagged
+      )
+    const confined = searched === undefined ? renamed : yield* AnswerScope.confine(services.path, searched, renamed)
+    return settled ? confined : LspResult.markIncomplete(confined)
   })
 
 /**

@@ -48,7 +48,7 @@ const ConfigFiles = Schema.Struct({
 })
 
 /** JSON with comments and trailing commas (as tsconfig.json allows) to plain JSON; strings are kept as they are. */
-const plainJson = (text: string): string =>
+export const plainJson = (text: string): string =>
   text
     .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string: string | undefined) => string ?? "")
     .replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (match, string: string | undefined, close: string | undefined) =>

@@ -22,14 +22,17 @@ export const Incomplete = Schema.Literal(true).annotations({
  * published diagnostics for the file's current text when the answer had to be given (the answer then
  * holds none: a set for an older text is never given); `projects-not-searched` — the
  * workspace has several projects of one server and some were not searched (a bound on how many are loaded, or
- * on how far the workspace was walked to find them): the message names them.
+ * on how far the workspace was walked to find them): the message names them; `excluded-by-config` — files
+ * of the server's language under its root that its own configuration leaves out (pyright's `include` and
+ * `exclude`) were more than a cross-file question opens for itself: the message names them and the setting.
  */
 export const IncompleteReasonKind = Schema.Literal(
   "readiness",
   "no-project",
   "provider-failed",
   "diagnostics-pending",
-  "projects-not-searched"
+  "projects-not-searched",
+  "excluded-by-config"
 )
 
 export type IncompleteReasonKind = typeof IncompleteReasonKind.Type
