@@ -65,6 +65,8 @@ const hostLayer = (projects: StdioConfig.Projects | null) =>
           disableAutomaticTypingAcquisition: true
         },
         projectMarkers: ["tsconfig.json", "jsconfig.json"],
+        // As the preset: files outside every tsconfig are opened for a cross-file question.
+        looseFiles: { maxFiles: 100, maxBytes: 2_000_000 },
         projects
       }
     }

@@ -35,6 +35,10 @@ export const defaultMaxEntries = 5_000
 
 const skippedDirectory = (name: string): boolean => name.startsWith(".") || name === "node_modules"
 
+/** Whether a file (relative to the root) lies in a directory the walks skip (hidden ones, node_modules). */
+export const isSkipped = (path: Path.Path, relative: string): boolean =>
+  path.dirname(relative).split(path.sep).some((name) => name !== "." && skippedDirectory(name))
+
 /**
  * The walk itself: breadth first, entries of each directory in sorted order, calling `visit` with each file
  * inside the workspace (relative path, size) until it returns false or `maxEntries` entries were looked at.

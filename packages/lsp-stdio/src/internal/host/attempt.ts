@@ -236,7 +236,10 @@ const onServer = (
       located.location,
       asked
     )
-    const withProjects = unsearched === undefined ? result : Projects.flag(result, unsearched)
+    const inProjects = projects && AnswerScope.isScoped(query.operation)
+      ? yield* Projects.confine(services, instance, result)
+      : result
+    const withProjects = unsearched === undefined ? inProjects : Projects.flag(inProjects, unsearched)
     const flagged = partial === undefined ? withProjects : LspResult.markIncomplete(withProjects, partial)
     const renamed = searched === undefined || query.operation !== "renamePreview" || flagged.kind !== "edits"
       ? flagged

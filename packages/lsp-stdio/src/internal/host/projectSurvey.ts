@@ -23,6 +23,12 @@ export interface Project {
   readonly includes: (relative: string) => boolean
   /** A file it includes, to open so the server loads it; undefined when none was found. */
   readonly file: string | undefined
+  /** The configs its `references` name, relative to the workspace. */
+  readonly references: ReadonlyArray<string>
+  /** The directories its `compilerOptions.paths` map to (their fixed parts), relative to the workspace. */
+  readonly mapped: ReadonlyArray<string>
+  /** Its outDir and declarationDir, relative to the workspace: generated files, no project's source. */
+  readonly generated: ReadonlyArray<string>
 }
 
 export interface Survey {
@@ -30,6 +36,8 @@ export interface Survey {
   readonly projects: ReadonlyArray<Project>
   /** Whether the walk saw the whole workspace (and every referenced config was read). */
   readonly complete: boolean
+  /** Every config read (solution-style ones too) and the configs its `references` name. */
+  readonly links: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 /** How many directory entries a survey looks at, and how many configs it reads, at most. */
@@ -44,7 +52,13 @@ const ConfigFiles = Schema.Struct({
   files: Schema.optional(Schema.Array(Schema.String)),
   include: Schema.optional(Schema.Array(Schema.String)),
   exclude: Schema.optional(Schema.Array(Schema.String)),
-  references: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String })))
+  references: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String }))),
+  compilerOptions: Schema.optional(Schema.Struct({
+    baseUrl: Schema.optional(Schema.String),
+    paths: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })),
+    outDir: Schema.optional(Schema.String),
+    declarationDir: Schema.optional(Schema.String)
+  }))
 })
 
 /** JSON with comments and trailing commas (as tsconfig.json allows) to plain JSON; strings are kept as they are. */
@@ -142,6 +156,7 @@ export const survey = (
     const queue = [...walked.markers]
     const seen = new Set<string>()
     const projects: Array<Project> = []
+    const links = new Map<string, ReadonlyArray<string>>()
     while (queue.length > 0 && seen.size < maxConfigs) {
       const config = queue.shift()!
       // Only configs inside the workspace: a reference out of it is not the host's to read.
@@ -149,14 +164,25 @@ export const survey = (
       seen.add(config)
       const directory = path.dirname(config) === "." ? "" : path.dirname(config)
       const parsed = yield* readConfig(services, workspace, config)
+      const references: Array<string> = []
       for (const reference of Option.match(parsed, { onNone: () => [], onSome: (c) => c.references ?? [] })) {
-        queue.push(yield* referenced(services, workspace, directory, reference.path))
+        references.push(yield* referenced(services, workspace, directory, reference.path))
       }
+      queue.push(...references)
+      links.set(config, references)
       const includes = includesOf(path, directory, parsed)
       if (includes === undefined) continue
-      projects.push({ config, directory, includes, file: undefined })
+      const options = Option.getOrUndefined(parsed)?.compilerOptions
+      const base = path.join(directory, options?.baseUrl ?? ".")
+      const mapped = Object.values(options?.paths ?? {}).flat().map((target) =>
+        path.normalize(path.join(base, fixedPrefix(path, target)))
+      )
+      const generated = [options?.outDir, options?.declarationDir].flatMap((dir) =>
+        dir === undefined ? [] : [path.normalize(path.join(directory, dir))]
+      )
+      projects.push({ config, directory, includes, file: undefined, references, mapped, generated })
     }
-    const found = { projects, complete: walked.complete && queue.length === 0 }
+    const found = { projects, complete: walked.complete && queue.length === 0, links }
     // A file loads the project the server finds for it (the nearest config that includes it), so each project is
     // given a file that is its own by that rule, and one the host can open (text, UTF-8, within the size limit).
     const opens = (candidate: string) =>

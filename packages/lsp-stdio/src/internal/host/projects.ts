@@ -21,15 +21,25 @@ import * as ServerInstance from "../servers/serverInstance.js"
 import { methodOf } from "../wire/capabilities.js"
 import { callersOf } from "./projectCallers.js"
 import { relistAfterMs } from "./projectModel.js"
+import * as ProjectRelevance from "./projectRelevance.js"
+import * as ProjectScope from "./projectScope.js"
 import * as ProjectSurvey from "./projectSurvey.js"
 
-// Per server: when the workspace was last surveyed, what that found, and what the loading left out.
+// Per server: when the workspace was last surveyed, what that found (with the package.json files read to rank
+// its projects, and the files in no project).
 const surveys = new WeakMap<ServerInstance.ServerInstance, {
   readonly at: number
   readonly survey: ProjectSurvey.Survey
+  readonly nearest: ProjectRelevance.PackageFinder
+  readonly loose: ProjectScope.Loose | undefined
+}>()
+
+// Per server: what its current question loaded and searches (a server answers one question at a time).
+const questions = new WeakMap<ServerInstance.ServerInstance, {
+  readonly survey: ProjectSurvey.Survey
   /** The projects a file was opened for (the queried file's own first, when it has one). */
   readonly loaded: ReadonlyArray<ProjectSurvey.Project>
-  readonly partial: LspResult.IncompleteReason | undefined
+  readonly scope: ProjectScope.Scope
 }>()
 
 const listed = (names: ReadonlyArray<string>) =>
@@ -83,62 +93,87 @@ export const load = (
     const config = spec.config.projects
     if (config === null) return undefined
     const now = yield* Clock.currentTimeMillis
-    const previous = surveys.get(instance)
-    if (previous !== undefined && now - previous.at < relistAfterMs) return previous.partial
     const { path } = services
     const languages = ServerInstance.languagesOf(spec)
-    const survey = yield* ProjectSurvey.survey(
-      services,
-      workspace,
-      spec.config.projectMarkers,
-      [...languages.keys()],
-      spec.config.maxDocumentBytes
-    )
-    const own = ProjectSurvey.projectOf(survey, path, path.relative(workspace.path, location.path))
-    // The queried file's project first; then the others, each loaded by a file it includes.
-    const others = survey.projects.filter((project) => project !== own)
-    const loadable = others.filter((project) => project.file !== undefined)
+    // The walk is kept for `relistAfterMs`; which projects a question loads is decided anew for each question.
+    const previous = surveys.get(instance)
+    const surveyed = previous !== undefined && now - previous.at < relistAfterMs ? previous : {
+      at: now,
+      survey: yield* ProjectSurvey.survey(
+        services,
+        workspace,
+        spec.config.projectMarkers,
+        [...languages.keys()],
+        spec.config.maxDocumentBytes
+      ),
+      nearest: ProjectRelevance.packageFinder(services, workspace),
+      loose: undefined as ProjectScope.Loose | undefined
+    }
+    const { survey } = surveyed
+    const loose = surveyed.loose ?? (yield* ProjectScope.listLoose(services, spec, workspace, survey))
+    const asked = path.relative(workspace.path, location.path)
+    const own = ProjectSurvey.projectOf(survey, path, asked)
+    // The queried file's project first; then the others, each loaded by a file it includes, those that can reach
+    // the queried file first.
+    const others = survey.projects.filter((project) => project !== own && project.file !== undefined)
+    const loadable = yield* ProjectRelevance.rank(surveyed.nearest, path, survey, own, asked, others)
     // The queried file's own project is one of the `maxProjects`; a file in none (a loose script at the root, the
     // file a workspace search opens) leaves every place to the others.
     const places = config.maxProjects - (own === undefined ? 0 : 1)
-    const kept = loadable.slice(0, places)
-    const over = loadable.slice(places).map((project) => project.config)
+    const retained = spec.config.documentSync === "retained"
+    const kept = retained ? loadable.slice(0, places) : []
+    const over = loadable.slice(kept.length).map((project) => project.config)
 
     let partial: LspResult.IncompleteReason | undefined = survey.complete ? undefined : notSurveyed(spec.providerId)
-    if (spec.config.documentSync !== "retained") {
-      if (loadable.length > 0) {
-        partial = notSearched(
-          spec.providerId,
-          loadable.map((project) => project.config),
-          "documentSync is \"transient\", so no other project is kept loaded"
-        )
-      }
-    } else {
+    const opened = retained ? ProjectScope.looseToOpen(spec, loose) : { files: [], partial: undefined }
+    if (retained) {
       yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
         workspace,
-        paths: kept.flatMap((project) => project.file === undefined ? [] : [path.join(workspace.path, project.file)])
-          .filter((file) => file !== location.path),
+        paths: [
+          ...kept.flatMap((project) => project.file === undefined ? [] : [path.join(workspace.path, project.file)]),
+          ...opened.files.map((file) => path.join(workspace.path, file))
+        ].filter((file) => file !== location.path),
         languageOf: (file) => languages.get(LspExtension.finalExtension(file)) ?? "",
         maxDocumentBytes: spec.config.maxDocumentBytes,
         onSent: instance.diagnostics.markSent
       })
-      // A project with no file of its own (none the walk saw that it is the nearest project of) has nothing to search.
-      if (over.length > 0) {
-        partial = notSearched(
-          spec.providerId,
-          over,
-          `at most ${config.maxProjects} projects are loaded (projects.maxProjects)`
-        )
-      }
     }
-    surveys.set(instance, {
-      at: now,
+    // A project with no file of its own (none the walk saw that it is the nearest project of) has nothing to search.
+    if (over.length > 0) {
+      partial = notSearched(
+        spec.providerId,
+        over,
+        retained
+          ? `at most ${config.maxProjects} projects are loaded (projects.maxProjects)`
+          : "documentSync is \"transient\", so no other project is kept loaded"
+      )
+    }
+    const loaded = [...(own?.file === undefined ? [] : [own]), ...kept]
+    surveys.set(instance, { ...surveyed, loose })
+    questions.set(instance, {
       survey,
-      loaded: [...(own?.file === undefined ? [] : [own]), ...(spec.config.documentSync === "retained" ? kept : [])],
-      partial
+      loaded,
+      scope: ProjectScope.make(path, workspace, survey, [...(own === undefined ? [] : [own]), ...kept], [
+        asked,
+        ...opened.files
+      ])
     })
-    return partial
+    return partial === undefined ? opened.partial : partial
   })
+
+/**
+ * The answer without the places in files this question did not search: a project it did not load, or a file in
+ * no project it did not open, is searched only when an earlier question left a file of it open — so a busy host
+ * answers as a fresh one does (DESIGN §9).
+ */
+export const confine = (
+  services: FileServices,
+  instance: ServerInstance.ServerInstance,
+  result: LspResult.LspQueryResult
+): Effect.Effect<LspResult.LspQueryResult> => {
+  const question = questions.get(instance)
+  return question === undefined ? Effect.succeed(result) : ProjectScope.confine(services.path, question.scope, result)
+}
 
 const sameRange = (a: LspQuery.LspRange, b: LspQuery.LspRange) =>
   a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line &&
@@ -297,7 +332,7 @@ export const acrossProjects = (
   Effect.gen(function*() {
     const { instance, services, spec, workspace } = asking
     const config = spec.config.projects
-    const surveyed = surveys.get(instance)
+    const surveyed = questions.get(instance)
     const survey = surveyed?.survey
     const operation = query.operation
     if (
