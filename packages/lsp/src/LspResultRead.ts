@@ -30,6 +30,7 @@ export interface IncompleteReason {
     | "diagnostics-pending"
     | "projects-not-searched"
     | "excluded-by-config"
+    | "deadline"
   readonly message: string
 }
 

@@ -3,12 +3,17 @@
  * put the document on it, wait for it to settle, ask, and flag what is partial. The lease and the document
  * are resources of the query's scope.
  */
-import { type LspError, LspError as Errors, LspExtension, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import { LspDeadline, type LspError, LspError as Errors, LspExtension, type LspQuery, LspResult } from "@lsp-seam/lsp"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Diagnostics from "../answers/diagnostics.js"
 import * as RenamePreview from "../answers/renamePreview.js"
 import * as Requests from "../answers/requests.js"
+import { MAX_TIMER_MS } from "../config/serverSettings.js"
 import * as Documents from "../documents/documents.js"
 import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
@@ -215,30 +220,55 @@ const onServer = (
       : undefined
     // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
     const projects = spec.config.projects !== null
-    const unsearched = projects && isCrossFile(query.operation)
-      ? yield* Projects.load(services, spec, instance, key.workspace, located.location)
+    // With a caller's deadline, a cross-project question answers first from the projects the server holds, then
+    // opens the others' files: at the deadline the first answer is given, flagged, and the others go on loading.
+    const defer = Option.isSome(yield* FiberRef.get(LspDeadline.current)) && AnswerScope.isScoped(query.operation)
+    const loading = projects && isCrossFile(query.operation)
+      ? yield* Projects.load(services, spec, instance, key.workspace, located.location, defer)
       : undefined
-    const settled = instance.readiness.isSettled() ||
-      (yield* instance.readiness.awaitSettled(
-        yield* Readiness.deadlineFor(spec.config.readiness),
-        yield* expectsProgress(target, located)
-      ))
-    const asked = yield* request(target, instance, query, { request: document, startedAt })
-    const result = !projects ? asked : yield* Projects.acrossProjects(
-      {
-        services,
-        spec,
-        instance,
-        workspace: key.workspace,
-        open: (filePath) => putOther(target, instance, query, filePath, scope)
-      },
-      query,
-      located.location,
-      asked
+    const unsearched = loading?.partial
+    const settle = Effect.suspend(() =>
+      instance.readiness.isSettled() ? Effect.succeed(true) : Effect.flatMap(
+        Effect.zip(Readiness.deadlineFor(spec.config.readiness), expectsProgress(target, located)),
+        ([until, progress]) => instance.readiness.awaitSettled(until, progress)
+      )
     )
-    const inProjects = projects && AnswerScope.isScoped(query.operation)
-      ? yield* Projects.confine(services, instance, result)
-      : result
+    const whole = Effect.gen(function*() {
+      const settled = yield* settle
+      const asked = yield* request(target, instance, query, { request: document, startedAt })
+      const result = !projects ? asked : yield* Projects.acrossProjects(
+        {
+          services,
+          spec,
+          instance,
+          workspace: key.workspace,
+          open: (filePath) => putOther(target, instance, query, filePath, scope)
+        },
+        query,
+        located.location,
+        asked
+      )
+      const inProjects = projects && AnswerScope.isScoped(query.operation)
+        ? yield* Projects.confine(services, instance, result)
+        : result
+      return { settled, inProjects }
+    })
+    const deferred = loading?.deferred
+    const { inProjects, settled } = deferred === undefined ? yield* whole : yield* Effect.gen(function*() {
+      const settled = yield* settle
+      const early = yield* Effect.flatMap(
+        request(target, instance, query, { request: document, startedAt }),
+        (asked) => Projects.confineTo(services, deferred.early, asked)
+      )
+      yield* deferred.open
+      const until = yield* Readiness.deadlineWithin(MAX_TIMER_MS)
+      const left = until - (yield* Clock.currentTimeMillis)
+      const finished = yield* Effect.timeoutOption(whole, Duration.millis(Math.max(0, left)))
+      return Option.getOrElse(finished, () => ({
+        settled,
+        inProjects: LspResult.markIncomplete(early, Projects.deadline(spec.providerId, deferred.projects))
+      }))
+    })
     const withProjects = unsearched === undefined ? inProjects : Projects.flag(inProjects, unsearched)
     const flagged = partial === undefined ? withProjects : LspResult.markIncomplete(withProjects, partial)
     const renamed = searched === undefined || query.operation !== "renamePreview" || flagged.kind !== "edits"

@@ -11,6 +11,7 @@ import { type LspError, LspExtension, LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Requests from "../answers/requests.js"
 import * as RetainedDocuments from "../documents/retainedDocuments.js"
 import { linesOf, readLocatedWith, type SourceLocation } from "../documents/source.js"
@@ -77,21 +78,37 @@ const notSurveyed = (providerId: string): LspResult.IncompleteReason => ({
     "confirm with a text search."
 })
 
+/** What `load` did, or left for later: the projects whose files it has still to open, with their opening. */
+export interface Loading {
+  /** The reason the answer may still miss projects, or undefined. */
+  readonly partial: LspResult.IncompleteReason | undefined
+  /** When opening was deferred and some projects are not held yet: those projects, and the opening. */
+  readonly deferred: {
+    readonly projects: ReadonlyArray<string>
+    readonly open: Effect.Effect<void, LspError.LspError>
+    /** The scope of an answer given before `open`: the projects the server held already. */
+    readonly early: ProjectScope.Scope
+  } | undefined
+}
+
 /**
- * Before a cross-file question: every project of the workspace (up to `maxProjects`, the queried file's own
- * first) gets one file opened and kept open, so the server loads it. Surveyed again at most every
- * `relistAfterMs`. The reason the answer may still miss projects, or undefined.
+ * Before a cross-file question: every project of the workspace (up to `maxProjects`, those that can reach the
+ * queried file first, its own first of all) gets one file opened and kept open, so the server loads it; so do
+ * the files in no project (within `looseFiles`). Surveyed again at most every `relistAfterMs`. With `defer`, the
+ * files the server does not hold yet are not opened now but handed back, so that an answer can be had before
+ * the server loads their projects.
  */
 export const load = (
   services: FileServices,
   spec: ServerInstance.ServerSpec,
   instance: ServerInstance.ServerInstance,
   workspace: Workspace,
-  location: SourceLocation
-): Effect.Effect<LspResult.IncompleteReason | undefined, LspError.LspError> =>
+  location: SourceLocation,
+  defer: boolean
+): Effect.Effect<Loading, LspError.LspError> =>
   Effect.gen(function*() {
     const config = spec.config.projects
-    if (config === null) return undefined
+    if (config === null) return { partial: undefined, deferred: undefined }
     const now = yield* Clock.currentTimeMillis
     const { path } = services
     const languages = ServerInstance.languagesOf(spec)
@@ -126,18 +143,20 @@ export const load = (
 
     let partial: LspResult.IncompleteReason | undefined = survey.complete ? undefined : notSurveyed(spec.providerId)
     const opened = retained ? ProjectScope.looseToOpen(spec, loose) : { files: [], partial: undefined }
-    if (retained) {
-      yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
+    const fileOf = (project: ProjectSurvey.Project) => path.join(workspace.path, project.file!)
+    const held = new Set([...(yield* Ref.get(instance.retained)).values()].map((document) => document.path))
+    const pending = kept.filter((project) => !held.has(fileOf(project)) && fileOf(project) !== location.path)
+    const open = (projects: ReadonlyArray<ProjectSurvey.Project>) =>
+      RetainedDocuments.pin(services, instance.retained, instance.connection, {
         workspace,
-        paths: [
-          ...kept.flatMap((project) => project.file === undefined ? [] : [path.join(workspace.path, project.file)]),
-          ...opened.files.map((file) => path.join(workspace.path, file))
-        ].filter((file) => file !== location.path),
+        paths: [...projects.map(fileOf), ...opened.files.map((file) => path.join(workspace.path, file))]
+          .filter((file) => file !== location.path),
         languageOf: (file) => languages.get(LspExtension.finalExtension(file)) ?? "",
         maxDocumentBytes: spec.config.maxDocumentBytes,
         onSent: instance.diagnostics.markSent
       })
-    }
+    const deferring = defer && retained && pending.length > 0
+    if (retained) yield* open(deferring ? kept.filter((project) => !pending.includes(project)) : kept)
     // A project with no file of its own (none the walk saw that it is the nearest project of) has nothing to search.
     if (over.length > 0) {
       partial = notSearched(
@@ -148,18 +167,43 @@ export const load = (
           : "documentSync is \"transient\", so no other project is kept loaded"
       )
     }
-    const loaded = [...(own?.file === undefined ? [] : [own]), ...kept]
+    const searched = [...(own === undefined ? [] : [own]), ...kept]
     surveys.set(instance, { ...surveyed, loose })
     questions.set(instance, {
       survey,
-      loaded,
-      scope: ProjectScope.make(path, workspace, survey, [...(own === undefined ? [] : [own]), ...kept], [
-        asked,
-        ...opened.files
-      ])
+      loaded: [...(own?.file === undefined ? [] : [own]), ...kept],
+      scope: ProjectScope.make(path, workspace, survey, searched, [asked, ...opened.files])
     })
-    return partial === undefined ? opened.partial : partial
+    return {
+      partial: partial === undefined ? opened.partial : partial,
+      deferred: !deferring ? undefined : {
+        projects: pending.map((project) => project.config),
+        open: open(pending),
+        early: ProjectScope.make(
+          path,
+          workspace,
+          survey,
+          searched.filter((project) => !pending.includes(project)),
+          [asked, ...opened.files]
+        )
+      }
+    }
   })
+
+/** The answer without the places outside `scope` (an early answer's, see `Loading`). */
+export const confineTo = (
+  services: FileServices,
+  scope: ProjectScope.Scope,
+  result: LspResult.LspQueryResult
+): Effect.Effect<LspResult.LspQueryResult> => ProjectScope.confine(services.path, scope, result)
+
+/** The reason for an answer given at the deadline, before the server had loaded `projects`. */
+export const deadline = (providerId: string, projects: ReadonlyArray<string>): LspResult.IncompleteReason => ({
+  reason: "deadline",
+  message: `The answer was due before the "${providerId}" server had loaded ${projects.length} more project(s) of ` +
+    `this workspace (${listed(projects)}), so uses in them are missing. They go on loading: ask again in a few ` +
+    "seconds for a complete answer."
+})
 
 /**
  * The answer without the places in files this question did not search: a project it did not load, or a file in

@@ -24,7 +24,10 @@ export const Incomplete = Schema.Literal(true).annotations({
  * workspace has several projects of one server and some were not searched (a bound on how many are loaded, or
  * on how far the workspace was walked to find them): the message names them; `excluded-by-config` — files
  * of the server's language under its root that its own configuration leaves out (pyright's `include` and
- * `exclude`) were more than a cross-file question opens for itself: the message names them and the setting.
+ * `exclude`, or no tsconfig.json) were more than a cross-file question opens for itself: the message names them
+ * and the setting; `deadline` — a cross-project question that could not be finished within its caller's budget
+ * answered with what was searched by then: the message names the projects still loading (asked again a little
+ * later, the question is complete).
  */
 export const IncompleteReasonKind = Schema.Literal(
   "readiness",
@@ -32,7 +35,8 @@ export const IncompleteReasonKind = Schema.Literal(
   "provider-failed",
   "diagnostics-pending",
   "projects-not-searched",
-  "excluded-by-config"
+  "excluded-by-config",
+  "deadline"
 )
 
 export type IncompleteReasonKind = typeof IncompleteReasonKind.Type
