@@ -8,7 +8,8 @@
  * range ends at its `;`, so a position inside the implementation is held only by the implementation's symbol;
  * a nested function, a method of a class inside a namespace and an arrow function assigned to a `const` are
  * each held by their own symbol, inside their container's; a position no symbol holds is at module level, and
- * has none.
+ * has none. A server that gives an assignment only its name's range (pyright) holds nothing of its value in it:
+ * widen the ranges first (`statementEnd.widener`) to place positions inside a multi-line assignment.
  */
 import type { LspQuery } from "@lsp-seam/lsp"
 
