@@ -9,6 +9,7 @@ import { LspError, type LspQuery, type LspResult, LspService } from "@lsp-seam/l
 import { Effect, Layer } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as LspStdio from "../src/LspStdio.js"
@@ -18,6 +19,8 @@ import * as Raw from "./support/rawServer.js"
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url))
 const tsRoot = NodeFs.realpathSync(NodePath.join(fixtures, "rename-ts"))
 const pyRoot = NodeFs.realpathSync(NodePath.join(fixtures, "rename-py"))
+const pyBodies = NodeFs.realpathSync(NodePath.join(fixtures, "bodies-py"))
+const tsBodies = NodeFs.realpathSync(NodePath.join(fixtures, "bodies-ts"))
 
 const typescript = Servers.typescript.servers.typescript!
 const python = Servers.pyright.servers.python!
@@ -180,6 +183,66 @@ layer(HostLayer, { timeout: "180 seconds", excludeTestServices: true })("bodies 
         [["shapes.py", 5, linesOf(pyRoot, "shapes.py", 5, 9)]]
       )
     }), slow)
+
+  // bodies-py/config.py: multi-line assignments (brackets, a continuation line, a triple-quoted string), a
+  // function with two decorators (one spanning lines), a decorated class with a multi-line attribute.
+  it.effect(
+    "Python: a multi-line assignment and a decorated definition are whole; the next one is not in",
+    () =>
+      Effect.gen(function*() {
+        const inConfig = (result: LspResult.LspQueryResult) =>
+          bodies(pyBodies, result).filter(([file]) => file === "config.py")
+        const whole = (
+          from: number,
+          to: number
+        ) => [["config.py", from, linesOf(pyBodies, "config.py", from, to)] as const]
+        const expected = [
+          ["SETTINGS", whole(3, 6)],
+          ["LIMIT", whole(7, 7)],
+          ["MESSAGE", whole(8, 11)],
+          ["PATTERN", whole(12, 13)],
+          ["DOC", whole(14, 17)],
+          ["cached", whole(25, 30)],
+          ["origin", whole(35, 37)],
+          ["norm", whole(40, 42)]
+        ] as const
+        for (const [word, body] of expected) {
+          // main.py line 3: used = [SETTINGS, LIMIT, MESSAGE, PATTERN, DOC, cached(1), Point().origin, Point().norm]
+          assert.deepStrictEqual(inConfig(yield* at("goToDefinition", pyBodies, "main.py", 2, word)), body, word)
+        }
+        // A reference inside the dictionary is in the assignment's body.
+        const depth = yield* at("findReferences", pyBodies, "config.py", 2, "DEPTH")
+        assert.deepStrictEqual(inConfig(depth), [...whole(2, 2), ...whole(3, 6)])
+        const outline = yield* LspService.query({
+          operation: "documentSymbol",
+          filePath: "config.py",
+          workspaceRoot: pyBodies,
+          includeBody: true
+        })
+        assert.strictEqual(outline.kind, "symbols")
+        if (outline.kind !== "symbols") return
+        const bodyOf = (name: string) => outline.symbols.find((s) => s.name === name)?.body?.text
+        assert.strictEqual(bodyOf("SETTINGS"), linesOf(pyBodies, "config.py", 3, 6))
+        assert.strictEqual(bodyOf("DOC"), linesOf(pyBodies, "config.py", 14, 17))
+        assert.strictEqual(bodyOf("NEXT"), linesOf(pyBodies, "config.py", 18, 18))
+        assert.strictEqual(bodyOf("Point"), linesOf(pyBodies, "config.py", 33, 42))
+      }),
+    slow
+  )
+
+  it.effect(
+    "TypeScript: a multi-line const and type are whole; the next declaration is not in",
+    () =>
+      Effect.gen(function*() {
+        // main.ts line 3: export const all: [typeof table, Pair | undefined, number, typeof handlers] = [...]
+        const expected = [["table", 0, 3], ["Pair", 4, 6], ["next", 7, 7], ["handlers", 8, 11]] as const
+        for (const [word, from, to] of expected) {
+          const found = yield* at("goToDefinition", tsBodies, "main.ts", 2, word)
+          assert.deepStrictEqual(bodies(tsBodies, found), [["decls.ts", from, linesOf(tsBodies, "decls.ts", from, to)]])
+        }
+      }),
+    slow
+  )
 })
 
 interface RawSpec {
@@ -401,6 +464,57 @@ describe.skipIf(!goInstalled)("gopls", () => {
         assert.deepStrictEqual(edits, raw.edits)
         // The declaration, its use, and its doc comment (gopls renames the name there too).
         assert.strictEqual(edits.length, 3)
+      }), slow)
+  })
+})
+
+// clangd where it is installed (Debian's clangd, as the compat suite): a C struct and typedefs in a header are
+// whole from their definitions, and one does not take in the next.
+const clangdInstalled = (process.env.PATH ?? "").split(NodePath.delimiter).some((dir) =>
+  dir !== "" && NodeFs.existsSync(NodePath.join(dir, "clangd"))
+)
+
+/** A fresh copy of bodies-c whose compilation database names the copy's absolute directory. */
+const cRoot = () => {
+  const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-bodies-c-")))
+  NodeFs.cpSync(NodePath.join(fixtures, "bodies-c"), root, { recursive: true })
+  const database = NodePath.join(root, "compile_commands.json")
+  const commands = JSON.parse(NodeFs.readFileSync(database, "utf8")) as Array<Record<string, unknown>>
+  NodeFs.writeFileSync(database, JSON.stringify(commands.map((command) => ({ ...command, directory: root }))))
+  return root
+}
+
+describe.skipIf(!clangdInstalled)("clangd", () => {
+  const c = {
+    ...Servers.clangd.servers.cpp!,
+    extensionToLanguage: { ".c": "c", ".h": "c" }
+  }
+  layer(
+    LspStdio.layer({ servers: { c } }).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer)),
+    { timeout: "180 seconds", excludeTestServices: true }
+  )("bodies against clangd", (it) => {
+    it.effect("a struct and a typedef (of an anonymous struct, of a type) are whole", () =>
+      Effect.gen(function*() {
+        const root = cRoot()
+        // main.c lines 8-10: struct point p = {1, 2}; size s = {3, 4}; count n = 0;
+        const expected = [[7, "point", 0, 3], [8, "size", 5, 8], [9, "count", 10, 10]] as const
+        for (const [line, word, from, to] of expected) {
+          const found = yield* at("goToDefinition", root, "main.c", line, word)
+          assert.deepStrictEqual(bodies(root, found), [["shapes.h", from, linesOf(root, "shapes.h", from, to)]], word)
+        }
+        const outline = yield* LspService.query({
+          operation: "documentSymbol",
+          filePath: "shapes.h",
+          workspaceRoot: root,
+          includeBody: true
+        })
+        assert.strictEqual(outline.kind, "symbols")
+        if (outline.kind === "symbols") {
+          const bodyOf = (name: string) => outline.symbols.find((s) => s.name === name)?.body?.text
+          assert.strictEqual(bodyOf("point"), linesOf(root, "shapes.h", 0, 3))
+          assert.strictEqual(bodyOf("size"), linesOf(root, "shapes.h", 5, 8))
+        }
+        NodeFs.rmSync(root, { recursive: true, force: true })
       }), slow)
   })
 })

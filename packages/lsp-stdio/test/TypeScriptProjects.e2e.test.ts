@@ -144,6 +144,61 @@ describe("several TypeScript projects in one workspace", () => {
     120_000
   )
 
+  it.live(
+    "a derived caller is the innermost function around the call: overloads, nested, in a namespace, arrow",
+    () =>
+      Effect.gen(function*() {
+        const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-callers-")))
+        const write = (file: string, text: string) => {
+          NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, file)), { recursive: true })
+          NodeFs.writeFileSync(NodePath.join(root, file), text)
+        }
+        const tsconfig = JSON.stringify({ compilerOptions: { strict: true, types: [] }, include: ["src"] })
+        write("packages/lib/tsconfig.json", tsconfig)
+        write("packages/lib/src/index.ts", "export function greet(who: string): string {\n  return who\n}\n")
+        write("packages/app/tsconfig.json", tsconfig)
+        write(
+          "packages/app/src/main.ts",
+          [
+            "import { greet } from \"../../lib/src/index.js\"",
+            "",
+            "export function pick(who: string): string",
+            "export function pick(who: number): number",
+            "export function pick(who: unknown) {",
+            "  greet(String(who))",
+            "  return who as never",
+            "}",
+            "export function outer() {",
+            "  function inner() {",
+            "    return greet(\"inner\")",
+            "  }",
+            "  return inner()",
+            "}",
+            "export namespace Space {",
+            "  export class Box {",
+            "    open() {",
+            "      return greet(\"box\")",
+            "    }",
+            "  }",
+            "}",
+            "export const arrow = () => greet(\"arrow\")",
+            "greet(\"module\")",
+            ""
+          ].join("\n")
+        )
+        const calls = yield* at(root, "incomingCalls", 0, 16)
+        assert.deepStrictEqual(callers(root, calls), [
+          "arrow packages/app/src/main.ts:21 from 21:27",
+          "inner packages/app/src/main.ts:9 from 10:11",
+          "main.ts packages/app/src/main.ts:0 from 22:0",
+          "open packages/app/src/main.ts:16 from 17:13",
+          "pick packages/app/src/main.ts:4 from 5:2"
+        ])
+        NodeFs.rmSync(root, { recursive: true, force: true })
+      }).pipe(Effect.provide(hostLayer({ maxProjects: 20, askEach: ["incomingCalls"] }))),
+    120_000
+  )
+
   it.live("past maxProjects the answer names the projects it did not search", () =>
     Effect.gen(function*() {
       const root = makeMonorepo()

@@ -1,8 +1,8 @@
 /**
  * Bodies (`includeBody`): each location or symbol of an answer given the source text of the whole declaration
  * it points at. The declaration is the smallest symbol of the file's documentSymbol answer that encloses the
- * location — asked through the pipeline's own documentSymbol path, on the query's server — widened to whole
- * lines; a location no symbol encloses gets its own lines, as does one in a file this server does not handle (it
+ * location — asked through the pipeline's own documentSymbol path, on the query's server — its range widened to
+ * its whole statement where the server gives only the name's (`statementEnd.ts`), then to whole lines; a location no symbol encloses gets its own lines, as does one in a file this server does not handle (it
  * has no symbols to ask for). The text is read from disk through the host's file access (inside the workspace,
  * checked on the opened file, within `maxDocumentBytes`); a file that cannot be read that way, or whose
  * documentSymbol query fails, gives its locations no body rather than a guessed one.
@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import { readUriWith } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
 import type { Workspace } from "../files/workspace.js"
+import * as StatementEnd from "./statementEnd.js"
 
 /**
  * At most this many files of one answer get bodies (each may cost a documentSymbol request): the tool shows
@@ -81,9 +82,8 @@ export const bodyOf = (
 }
 
 /** The declarations of a file: the ranges of its documentSymbol answer, or undefined when it had none to give. */
-const declarationsOf = (context: BodyContext, path: string) =>
+const declarationsOf = (context: BodyContext, path: string, languageId: string | undefined) =>
   Effect.gen(function*() {
-    const languageId = context.languageOf(path)
     if (languageId === undefined) return []
     const answer = yield* Effect.option(context.documentSymbols(path, languageId))
     if (answer._tag === "None" || answer.value.kind !== "symbols") return undefined
@@ -93,29 +93,47 @@ const declarationsOf = (context: BodyContext, path: string) =>
 /** What one file gives the items that point into it: a body for a range, or undefined. */
 type BodyFor = (range: Range) => LspResult.LspBody | undefined
 
+/**
+ * The bodies of one file. `own` are the ranges of the answer's own symbols in it (a documentSymbol answer:
+ * each symbol is its own declaration); without them the file's declarations are asked for.
+ */
 const bodiesOfFile = (
   context: BodyContext,
   uri: string,
-  ownRanges: boolean
+  own: ReadonlyArray<Range> | undefined
 ): Effect.Effect<BodyFor | undefined> =>
   Effect.gen(function*() {
     const source = yield* readUriWith(context.services, context.workspace, uri, context.maxDocumentBytes)
     if (source === undefined) return undefined
-    const declarations = ownRanges ? [] : yield* declarationsOf(context, source.path)
+    const languageId = context.languageOf(source.path)
+    const declarations = own ?? (yield* declarationsOf(context, source.path, languageId))
     if (declarations === undefined) return undefined
-    const text = { text: source.text, lines: LspIdentifiers.splitLines(source.text), starts: lineStarts(source.text) }
-    const bodyFor: BodyFor = (range) =>
-      bodyOf(text, ownRanges ? range : smallestEnclosing(declarations, range) ?? range)
+    const lines = LspIdentifiers.splitLines(source.text)
+    const text = { text: source.text, lines, starts: lineStarts(source.text) }
+    const widen = StatementEnd.widener(lines, declarations, StatementEnd.syntaxOf(languageId))
+    if (own !== undefined) return (range) => bodyOf(text, widen(range))
+    const widened = declarations.map(widen)
+    const bodyFor: BodyFor = (range) => bodyOf(text, smallestEnclosing(widened, range) ?? range)
     return bodyFor
   })
 
 /** The bodies of the first `maxBodyFiles` files of `uris`, by URI. */
-const bodiesByFile = (context: BodyContext, uris: ReadonlyArray<string>, ownRanges: boolean) =>
+const bodiesByFile = (
+  context: BodyContext,
+  items: ReadonlyArray<{ readonly uri: string; readonly range: Range }>,
+  ownRanges: boolean
+) =>
   Effect.map(
-    Effect.forEach([...new Set(uris)].slice(0, maxBodyFiles), (uri) =>
-      Effect.map(bodiesOfFile(context, uri, ownRanges), (bodyFor) => [uri, bodyFor] as const)),
-    (entries) =>
-      new Map(entries)
+    Effect.forEach([...new Set(items.map((item) => item.uri))].slice(0, maxBodyFiles), (uri) =>
+      Effect.map(
+        bodiesOfFile(
+          context,
+          uri,
+          ownRanges ? items.filter((item) => item.uri === uri).map((item) => item.range) : undefined
+        ),
+        (bodyFor) => [uri, bodyFor] as const
+      )),
+    (entries) => new Map(entries)
   )
 
 const withBody = <A extends { readonly uri: string }>(
@@ -140,12 +158,12 @@ export const attach = (
   switch (result.kind) {
     case "locations":
       return Effect.map(
-        bodiesByFile(context, result.locations.map((location) => location.uri), false),
+        bodiesByFile(context, result.locations, false),
         (byFile) => ({ ...result, locations: result.locations.map((l) => withBody(l, byFile, l.range)) })
       )
     case "symbols":
       return Effect.map(
-        bodiesByFile(context, result.symbols.map((symbol) => symbol.uri), operation === "documentSymbol"),
+        bodiesByFile(context, result.symbols, operation === "documentSymbol"),
         (byFile) => ({ ...result, symbols: result.symbols.map((s) => withBody(s, byFile, s.range)) })
       )
     default:

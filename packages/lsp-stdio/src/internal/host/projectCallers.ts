@@ -2,8 +2,9 @@
  * Callers found from references, for a call hierarchy the server cannot give across projects (see
  * `projects.ts`): of the references in a file, those that are calls — the name called (`f(`, `f<T>(`,
  * ``f`…` ``), constructed (`new F`), applied as a decorator (`@f`) or as a JSX element (`<F`) — each attributed
- * to the innermost declaration around it that the server itself prepares a call hierarchy for, else to the
- * file (a module-level call), as the server names callers in its own project.
+ * to the innermost declaration around it (`enclosing.ts`) that the server itself prepares a call hierarchy for,
+ * asked on the declaration's name, else to the file (a module-level call), as the server names callers in its
+ * own project.
  */
 import { type LspError, type LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
@@ -11,6 +12,7 @@ import { normalizePrepared } from "../answers/normalizeCalls.js"
 import { normalizeDocumentSymbols } from "../answers/normalizeSymbols.js"
 import type * as ServerInstance from "../servers/serverInstance.js"
 import { methodOf } from "../wire/capabilities.js"
+import * as Enclosing from "./enclosing.js"
 
 /** Whether the reference at `range` on `lines` is a call of the name it covers. */
 export const isCallSite = (lines: ReadonlyArray<string>, range: LspQuery.LspRange, jsx: boolean): boolean => {
@@ -23,14 +25,31 @@ export const isCallSite = (lines: ReadonlyArray<string>, range: LspQuery.LspRang
     (jsx && /<\s*([\w$]+\s*\.\s*)*$/.test(before))
 }
 
-const contains = (range: LspQuery.LspRange, position: LspQuery.LspPosition) =>
-  (range.start.line < position.line ||
-    (range.start.line === position.line && range.start.character <= position.character)) &&
-  (position.line < range.end.line || (position.line === range.end.line && position.character <= range.end.character))
-
 const sameRange = (a: LspQuery.LspRange, b: LspQuery.LspRange) =>
   a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line &&
   a.end.character === b.end.character
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Where to ask the server for `symbol`'s call hierarchy item: on its name. typescript-language-server gives an
+ * overload's later declarations (the implementation among them) the whole declaration as `selectionRange`, which
+ * starts on `export` or `function`, where tsserver prepares nothing; there the name is the first whole word
+ * `symbol.name` within the range. A name not found there (a computed or quoted name) keeps the server's start.
+ */
+export const namePosition = (lines: ReadonlyArray<string>, symbol: LspResult.LspSymbol): LspQuery.LspPosition => {
+  const { range, selectionRange } = symbol
+  const whole = sameRange(selectionRange, range)
+  if (!whole) return selectionRange.start
+  const word = new RegExp(`(^|[^\\w$])(${escape(symbol.name)})(?![\\w$])`)
+  for (let line = range.start.line; line <= range.end.line && line < lines.length; line++) {
+    const from = line === range.start.line ? range.start.character : 0
+    const to = line === range.end.line ? range.end.character : undefined
+    const found = word.exec((lines[line] ?? "").slice(from, to))
+    if (found !== null) return { line, character: from + found.index + found[1]!.length }
+  }
+  return selectionRange.start
+}
 
 /** A document as `callersOf` needs it: the server holds it open. */
 export interface CallerDocument {
@@ -60,17 +79,17 @@ export const callersOf = (
     const prepared = new Map<string, LspResult.LspCallItem | undefined>()
     const itemAt = (symbol: LspResult.LspSymbol) =>
       Effect.gen(function*() {
-        const key = `${symbol.selectionRange.start.line}:${symbol.selectionRange.start.character}`
+        const position = namePosition(document.lines, symbol)
+        const key = `${symbol.range.start.line}:${symbol.range.start.character}@${position.line}:${position.character}`
         if (prepared.has(key)) return prepared.get(key)
         const items = yield* Effect.flatMap(
-          instance.connection.request(methodOf("incomingCalls"), {
-            textDocument: { uri: document.uri },
-            position: symbol.selectionRange.start
-          }),
+          instance.connection.request(methodOf("incomingCalls"), { textDocument: { uri: document.uri }, position }),
           (raw) => normalizePrepared("incomingCalls", raw)
         )
+        // The server's item for this declaration: its name where the symbol names it, else its whole range.
         const own = items.find(({ item }) =>
-          item.uri === document.uri && sameRange(item.selectionRange, symbol.selectionRange)
+          item.uri === document.uri &&
+          (sameRange(item.selectionRange, symbol.selectionRange) || sameRange(item.range, symbol.range))
         )
         prepared.set(key, own?.item)
         return own?.item
@@ -88,10 +107,7 @@ export const callersOf = (
     }
     const byCaller = new Map<string, { item: LspResult.LspCallItem; fromRanges: Array<LspQuery.LspRange> }>()
     for (const site of sites) {
-      // Innermost first: the enclosing declaration with the latest start.
-      const around = symbols.filter((symbol) => contains(symbol.range, site.start)).sort((a, b) =>
-        b.range.start.line - a.range.start.line || b.range.start.character - a.range.start.character
-      )
+      const around = Enclosing.enclosingAll(symbols, site.start)
       let caller: LspResult.LspCallItem | undefined
       for (const symbol of around) {
         caller = yield* itemAt(symbol)
