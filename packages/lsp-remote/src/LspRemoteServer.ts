@@ -281,7 +281,7 @@ export const layerSocket = (
     Effect.gen(function*() {
       const maxRequestBytes = yield* checkLimit(options.maxRequestBytes)
       const path = Path.resolve(options.path ?? LspRemoteAddress.defaultSocketPath())
-      yield* SocketFile.ensureSafeDirectory(SocketFile.directoryOf(path))
+      yield* LspRemoteAddress.ensureSocketDirectory(SocketFile.directoryOf(path))
       yield* SocketFile.clearStaleSocket(path)
       const server = yield* SocketFile.bindPrivately(path, (temporary) =>
         NodeSocketServer.make({ path: temporary }).pipe(Effect.mapError(listenError(`the socket "${path}"`))))
