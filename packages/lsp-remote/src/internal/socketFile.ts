@@ -1,5 +1,5 @@
 /**
- * The Unix socket's place on disk (its directory is checked by `LspRemoteAddress.ensureSocketDirectory`, as the
+ * The Unix socket's place on disk (its directory is checked by `LspRemoteDirectory.ensure`, as the
  * `--remote auto` client checks it): no stale socket in the way, mode 0600 from the moment it is reachable, and
  * removal on shutdown (only of the socket this server made).
  */

@@ -2,7 +2,7 @@
  * `--remote auto`: the per-user daemon of a configuration. It listens on a well-known socket in
  * `LspRemoteAddress.defaultSocketDirectory()` whose name carries the version and the configuration's
  * fingerprint (`daemonIdentity.ts`), so each configuration has its own. Nothing is written in that directory
- * before `LspRemoteAddress.ensureSocketDirectory` (the check `serve` makes too) finds it private: its name is
+ * before `LspRemoteDirectory.ensure` (the check `serve` makes too) finds it private: its name is
  * predictable, so another user may have made it. When nothing answers there, one client
  * takes an exclusive lock (`<socket>.lock`: a Unix socket it listens on, which the kernel closes when the client
  * dies; whoever connects is told it is lsp-seam and its pid), starts `lsp-seam serve --socket <socket> --idle-exit <d>` detached with its output in a log file
@@ -325,8 +325,7 @@ export const ensure = (
         )
       }
       // Before anything is written there: the directory's name is predictable, so another user may have made it.
-      yield* Effect.flatMap(RemoteModules.load, ({ Address }) =>
-        Address.ensureSocketDirectory(Path.dirname(path), environment))
+      yield* Effect.flatMap(RemoteModules.load, ({ Directory }) => Directory.ensure(Path.dirname(path), environment))
       const lock = yield* takeLock(lockPath)
       if (lock._tag === "Busy") {
         // Another lsp-seam client is starting it: wait for its answer, or until that client gives up or dies
@@ -365,9 +364,7 @@ export const ensure = (
           path,
           identity,
           readyBudgetMs,
-          Effect.sync(() =>
-            child.exited() !== undefined
-          )
+          Effect.sync(() => child.exited() !== undefined)
         )
         if (ready._tag === "Absent") {
           const why = child.exited() === undefined

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LspRemoteAddress } from "@lsp-seam/lsp-remote"
+import { LspRemoteAddress, LspRemoteDirectory } from "@lsp-seam/lsp-remote"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -9,7 +9,7 @@ const isRoot = process.getuid?.() === 0
 
 /** The refusal's message, or "accepted". */
 const verdict = (directory: string, env: NodeJS.ProcessEnv) =>
-  LspRemoteAddress.ensureSocketDirectory(directory, env).pipe(
+  LspRemoteDirectory.ensure(directory, env).pipe(
     Effect.as("accepted"),
     Effect.catchAll((error) => {
       assert.strictEqual(error.code, "LSP_INVALID_CONFIG")
@@ -26,7 +26,7 @@ const directoryWith = (path: string, mode: number) => {
   Fs.chmodSync(path, mode)
 }
 
-describe("LspRemoteAddress.ensureSocketDirectory", () => {
+describe("LspRemoteDirectory.ensure", () => {
   it.scopedLive("the default directory: made 0700 when missing; only a private one of the user's is accepted", () =>
     Effect.gen(function*() {
       const runtime = yield* tempDir
