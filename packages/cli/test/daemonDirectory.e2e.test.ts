@@ -72,8 +72,8 @@ describe("the daemon's directory (--remote auto) is verified before anything is 
         asNobody("mkdir -m 0777 \"$1\" && ln -s \"$2\" \"$3\"", shared.directory, shared.victim, shared.log)
         assert.strictEqual(NodeFs.lstatSync(shared.directory).uid, 65534)
         const result = yield* runCli(query, { cwd: shared.fake.dir, env: shared.env })
-        assertRefused(result, shared.directory, /belongs to another user \(uid 65534\)/)
         assert.strictEqual(NodeFs.readFileSync(shared.victim, "utf8"), "the victim's own text\n")
+        assertRefused(result, shared.directory, /belongs to another user \(uid 65534\)/)
         // Nothing was made there: no lock, no configuration, no daemon.
         assert.deepStrictEqual(NodeFs.readdirSync(shared.directory), [NodePath.basename(shared.log)])
         assert.deepStrictEqual(shared.daemons(), [])
