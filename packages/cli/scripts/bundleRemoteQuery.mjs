@@ -32,7 +32,8 @@ const entry = [
   `import * as Address from ${JSON.stringify(Path.join(remote, "LspRemoteAddress.js"))}`,
   `import * as Auth from ${JSON.stringify(Path.join(remote, "LspRemoteAuth.js"))}`,
   `import * as Client from ${JSON.stringify(Path.join(remote, "LspRemoteClient.js"))}`,
-  `RemoteModules.provide({ Address, Auth, Client })`,
+  `import * as Directory from ${JSON.stringify(Path.join(remote, "LspRemoteDirectory.js"))}`,
+  `RemoteModules.provide({ Address, Auth, Client, Directory })`,
   `export const parse = Query.parse`,
   `export const main = (parsed) => Query.main(parsed, { Handler, Session, Input })`
 ].join("\n")

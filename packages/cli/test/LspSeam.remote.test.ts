@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LspError } from "@lsp-seam/lsp"
 import { LspSeam } from "@lsp-seam/setup"
+import { LspDaemon } from "@lsp-seam/setup/remote"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
@@ -35,7 +36,7 @@ describe("LspSeam remote", () => {
   )
 
   it.scopedLive(
-    "makeClient({ remote: \"auto\", config }) starts the daemon of that configuration",
+    "makeClient({ remote: \"auto\", config }) starts the daemon of that configuration; links planted at its files are not followed",
     () =>
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({})
@@ -67,11 +68,25 @@ describe("LspSeam remote", () => {
           }
         }
         NodeFs.writeFileSync(NodePath.join(fake.dir, "a.fake"), "hello\n")
+        // Links at the names of the inline configuration (and the file it is written to first) and of the log.
+        const identity = LspDaemon.identifySync({ _tag: "Inline", config })
+        assert.isDefined(identity)
+        const socket = NodePath.join(fake.runtimeDir, "lsp-seam", LspDaemon.socketName(identity!))
+        NodeFs.mkdirSync(NodePath.dirname(socket), { mode: 0o700 })
+        const victim = NodePath.join(fake.dir, "victim.txt")
+        NodeFs.writeFileSync(victim, "the victim's own text\n")
+        const configFile = socket.replace(/\.sock$/, ".json")
+        for (const name of [configFile, `${configFile}.${process.pid}`, socket.replace(/\.sock$/, ".log")]) {
+          NodeFs.symlinkSync(victim, name)
+        }
         const client = LspSeam.makeClient({ remote: "auto", config, workingDirectory: fake.dir })
         const answer = yield* Effect.promise(() =>
           client.query({ operation: "hover", file_path: "a.fake", line: 1, character: 1 })
         )
         assert.strictEqual(answer.text, "fake hover")
+        assert.strictEqual(NodeFs.readFileSync(victim, "utf8"), "the victim's own text\n")
+        assert.isTrue(NodeFs.lstatSync(configFile).isFile())
+        assert.deepStrictEqual(JSON.parse(NodeFs.readFileSync(configFile, "utf8")), config)
         yield* Effect.promise(() => client.close())
         const daemons = processesWith(`${fake.runtimeDir}/lsp-seam/daemon-`)
         assert.strictEqual(daemons.length, 1)

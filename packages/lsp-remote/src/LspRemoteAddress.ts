@@ -10,9 +10,9 @@ import * as Path from "node:path"
 
 /**
  * The per-user directory of the default socket: `$XDG_RUNTIME_DIR/lsp-seam` when that variable names an
- * absolute directory, else `<tmpdir>/lsp-seam-<uid>`. The server creates it with mode 0700 when missing, and
- * refuses one the user does not control: a symlink, one owned by another user (other than root), or one others
- * may write to without the sticky bit. The socket itself is 0600 from the moment it appears.
+ * absolute directory, else `<tmpdir>/lsp-seam-<uid>`: a name others can predict, so nothing is put in it before
+ * `LspRemoteDirectory.ensure` has found it private (or made it). The socket itself is 0600 from the moment it
+ * appears.
  *
  * @since 0.1.0
  * @category constructors

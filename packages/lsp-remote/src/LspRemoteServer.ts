@@ -30,6 +30,7 @@ import * as SocketFile from "./internal/socketFile.js"
 import * as WebSocketListener from "./internal/webSocketListener.js"
 import * as LspRemoteAddress from "./LspRemoteAddress.js"
 import * as LspRemoteAuth from "./LspRemoteAuth.js"
+import * as LspRemoteDirectory from "./LspRemoteDirectory.js"
 import * as LspRpc from "./LspRpc.js"
 
 /**
@@ -281,7 +282,7 @@ export const layerSocket = (
     Effect.gen(function*() {
       const maxRequestBytes = yield* checkLimit(options.maxRequestBytes)
       const path = Path.resolve(options.path ?? LspRemoteAddress.defaultSocketPath())
-      yield* SocketFile.ensureSafeDirectory(SocketFile.directoryOf(path))
+      yield* LspRemoteDirectory.ensure(SocketFile.directoryOf(path))
       yield* SocketFile.clearStaleSocket(path)
       const server = yield* SocketFile.bindPrivately(path, (temporary) =>
         NodeSocketServer.make({ path: temporary }).pipe(Effect.mapError(listenError(`the socket "${path}"`))))

@@ -16,6 +16,11 @@ export * as LspRemoteClient from "./LspRemoteClient.js"
 /**
  * @since 0.1.0
  */
+export * as LspRemoteDirectory from "./LspRemoteDirectory.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as LspRemoteServer from "./LspRemoteServer.js"
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The Unix socket's place on disk: a parent directory the user controls, no stale socket in the way, mode 0600
- * from the moment it is reachable, and removal on shutdown (only of the socket this server made).
+ * The Unix socket's place on disk (its directory is checked by `LspRemoteDirectory.ensure`, as the
+ * `--remote auto` client checks it): no stale socket in the way, mode 0600 from the moment it is reachable, and
+ * removal on shutdown (only of the socket this server made).
  */
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
@@ -24,41 +25,6 @@ const lstat = (path: string): Fs.Stats | undefined => {
 }
 
 const refuse = (message: string, path: string) => LspError.invalidConfig(message, { path })
-
-/**
- * Creates the socket's directory (mode 0700) if missing, and refuses one the user does not control: a symlink,
- * one owned by another user than the user or root, or one others may write to without the sticky bit (they
- * could replace the socket). Who may connect is decided by the socket's own mode (0600), not the directory's.
- */
-export const ensureSafeDirectory = (directory: string): Effect.Effect<void, LspError.LspError> =>
-  Effect.gen(function*() {
-    yield* Effect.try({
-      try: () => Fs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
-      catch: (cause) => refuse(`Cannot create the socket directory "${directory}": ${String(cause)}.`, directory)
-    })
-    const stats = yield* Effect.try({
-      try: () => Fs.lstatSync(directory),
-      catch: (cause) => refuse(`Cannot inspect the socket directory "${directory}": ${String(cause)}.`, directory)
-    })
-    if (stats.isSymbolicLink() || !stats.isDirectory()) {
-      return yield* refuse(`The socket directory "${directory}" is not a directory (or is a symlink).`, directory)
-    }
-    const uid = process.getuid?.()
-    if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
-      return yield* refuse(
-        `The socket directory "${directory}" belongs to another user (uid ${stats.uid}), who could replace the socket.`,
-        directory
-      )
-    }
-    if ((stats.mode & 0o022) !== 0 && (stats.mode & 0o1000) === 0) {
-      return yield* refuse(
-        `The socket directory "${directory}" is writable by other users without the sticky bit (mode ${
-          (stats.mode & 0o7777).toString(8)
-        }): they could replace the socket. Use a directory only you can write to, or one with the sticky bit.`,
-        directory
-      )
-    }
-  })
 
 /**
  * Binds the socket at `path` already restricted to its owner: it is made in a fresh private directory next to

@@ -1,7 +1,9 @@
 /**
  * `--remote auto`: the per-user daemon of a configuration. It listens on a well-known socket in
  * `LspRemoteAddress.defaultSocketDirectory()` whose name carries the version and the configuration's
- * fingerprint (`daemonIdentity.ts`), so each configuration has its own. When nothing answers there, one client
+ * fingerprint (`daemonIdentity.ts`), so each configuration has its own. Nothing is written in that directory
+ * before `LspRemoteDirectory.ensure` (the check `serve` makes too) finds it private: its name is
+ * predictable, so another user may have made it. When nothing answers there, one client
  * takes an exclusive lock (`<socket>.lock`: a Unix socket it listens on, which the kernel closes when the client
  * dies; whoever connects is told it is lsp-seam and its pid), starts `lsp-seam serve --socket <socket> --idle-exit <d>` detached with its output in a log file
  * next to the socket (`lsp-seam` is the bin of the installed `@lsp-seam/cli`, `daemonProgram.ts`), and waits for the socket to answer `Hello`; every other client waits for the same
@@ -223,9 +225,30 @@ const takeLock = (lockPath: string): Effect.Effect<Lock, LspError.LspError> =>
     )
   })
 
+/**
+ * A new file at `path`, readable by this user alone. Whatever was there (a file, a link, a FIFO) is unlinked,
+ * never opened, and the new one is created exclusively without following links: nothing planted there can
+ * make this open, truncate or write another file, and an `open` cannot block on a FIFO.
+ */
+const createFresh = (path: string): number => {
+  try {
+    Fs.unlinkSync(path)
+  } catch (cause) {
+    if (errnoOf(cause) !== "ENOENT") throw cause
+  }
+  const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY } = Fs.constants
+  return Fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+}
+
 const logTail = (logPath: string): string => {
   try {
-    const text = Fs.readFileSync(logPath, "utf8").trim()
+    const fd = Fs.openSync(logPath, Fs.constants.O_RDONLY | Fs.constants.O_NOFOLLOW | Fs.constants.O_NONBLOCK)
+    let text: string
+    try {
+      text = Fs.readFileSync(fd, "utf8").trim()
+    } finally {
+      Fs.closeSync(fd)
+    }
     return text.length === 0 ? "(the log is empty)" : text.slice(-2_000)
   } catch {
     return "(no log)"
@@ -239,7 +262,7 @@ const spawnDaemon = (
   environment: NodeJS.ProcessEnv
 ) => {
   const logPath = sibling(path, ".log")
-  const log = Fs.openSync(logPath, "w", 0o600)
+  const log = createFresh(logPath)
   try {
     const idle = environment[idleExitVariable] ?? defaultIdleExit
     const args = [bin, "serve", "--socket", path, "--idle-exit", idle]
@@ -263,13 +286,6 @@ const spawnDaemon = (
     Fs.closeSync(log)
   }
 }
-
-const ensureDirectory = (directory: string) =>
-  Effect.try({
-    try: () => Fs.mkdirSync(directory, { recursive: true, mode: 0o700 }),
-    catch: (cause) =>
-      LspError.invalidConfig(`Cannot create the daemon directory "${directory}": ${String(cause)}.`, { directory })
-  })
 
 /** Polls the socket until the daemon answers, `stop()` says to give up, or the budget runs out. */
 const waitReady = <E>(
@@ -308,7 +324,8 @@ export const ensure = (
           first.error.code === "LSP_REMOTE_INCOMPATIBLE" ? incompatible(first.error) : first.error
         )
       }
-      yield* ensureDirectory(Path.dirname(path))
+      // Before anything is written there: the directory's name is predictable, so another user may have made it.
+      yield* Effect.flatMap(RemoteModules.load, ({ Directory }) => Directory.ensure(Path.dirname(path), environment))
       const lock = yield* takeLock(lockPath)
       if (lock._tag === "Busy") {
         // Another lsp-seam client is starting it: wait for its answer, or until that client gives up or dies
@@ -386,7 +403,13 @@ const writeInlineConfig = (path: string, config: unknown) =>
     try: () => {
       const file = sibling(path, ".json")
       const temporary = `${file}.${process.pid}`
-      Fs.writeFileSync(temporary, JSON.stringify(config), { mode: 0o600 })
+      const fd = createFresh(temporary)
+      try {
+        Fs.writeFileSync(fd, JSON.stringify(config))
+      } finally {
+        Fs.closeSync(fd)
+      }
+      // Replaces whatever has the name (a link included) without following it.
       Fs.renameSync(temporary, file)
       return file
     },

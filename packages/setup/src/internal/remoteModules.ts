@@ -3,13 +3,14 @@
  * index would also load the server side (`@effect/rpc`'s server, the HTTP and WebSocket servers), which a
  * command that only queries never needs. From the sources (tests) the index is used.
  */
-import type { LspRemoteAddress, LspRemoteAuth, LspRemoteClient } from "@lsp-seam/lsp-remote"
+import type { LspRemoteAddress, LspRemoteAuth, LspRemoteClient, LspRemoteDirectory } from "@lsp-seam/lsp-remote"
 import * as Effect from "effect/Effect"
 
 export interface RemoteModules {
   readonly Address: typeof LspRemoteAddress
   readonly Auth: typeof LspRemoteAuth
   readonly Client: typeof LspRemoteClient
+  readonly Directory: typeof LspRemoteDirectory
 }
 
 const importAll = async (): Promise<RemoteModules> => {
@@ -20,16 +21,23 @@ const importAll = async (): Promise<RemoteModules> => {
       readonly LspRemoteAddress: RemoteModules["Address"]
       readonly LspRemoteAuth: RemoteModules["Auth"]
       readonly LspRemoteClient: RemoteModules["Client"]
+      readonly LspRemoteDirectory: RemoteModules["Directory"]
     }
-    return { Address: index.LspRemoteAddress, Auth: index.LspRemoteAuth, Client: index.LspRemoteClient }
+    return {
+      Address: index.LspRemoteAddress,
+      Auth: index.LspRemoteAuth,
+      Client: index.LspRemoteClient,
+      Directory: index.LspRemoteDirectory
+    }
   }
   const entry = import.meta.resolve("@lsp-seam/lsp-remote")
-  const [Address, Auth, Client] = await Promise.all([
+  const [Address, Auth, Client, Directory] = await Promise.all([
     import(new URL("./LspRemoteAddress.js", entry).href) as Promise<typeof LspRemoteAddress>,
     import(new URL("./LspRemoteAuth.js", entry).href) as Promise<typeof LspRemoteAuth>,
-    import(new URL("./LspRemoteClient.js", entry).href) as Promise<typeof LspRemoteClient>
+    import(new URL("./LspRemoteClient.js", entry).href) as Promise<typeof LspRemoteClient>,
+    import(new URL("./LspRemoteDirectory.js", entry).href) as Promise<typeof LspRemoteDirectory>
   ])
-  return { Address, Auth, Client }
+  return { Address, Auth, Client, Directory }
 }
 
 let loading: Promise<RemoteModules> | undefined
