@@ -43,6 +43,7 @@ describe("StdioConfig", () => {
         projectMarkers: [],
         rootMarkers: [],
         workspaceSymbols: true,
+        workspaceErrors: [],
         afterInitialized: [],
         readiness: {
           quietMs: 0,
@@ -89,6 +90,7 @@ describe("StdioConfig", () => {
           openStartsProgress: true,
           readyNotification: "x/ready"
         },
+        workspaceErrors: [{ message: "modules? have errors", hint: "Run go mod download." }],
         afterInitialized: [{ method: "x/optIn" }, { method: "x/withParams", params: { on: [1, "two"] } }],
         looseFiles: { maxFiles: 3, maxBytes: 4 },
         projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
@@ -382,6 +384,7 @@ describe("StdioConfig", () => {
       projectMarkers: [],
       rootMarkers: [],
       workspaceSymbols: true,
+      workspaceErrors: [],
       afterInitialized: [],
       readiness: {
         quietMs: 0,

@@ -251,7 +251,14 @@ export const all: ReadonlyArray<Preset> = [
       env: { GOPROXY: "off", GOTOOLCHAIN: "local" },
       projectMarkers: ["go.mod", "go.work"],
       // A go.work above covers its modules; without one, the module's own go.mod.
-      rootMarkers: ["go.work", "go.mod"]
+      rootMarkers: ["go.work", "go.mod"],
+      // Without the module cache (or a vendor folder) gopls fails cross-file requests with go list's own words.
+      workspaceErrors: [{
+        message: "no package metadata for file|modules? ha(s|ve) errors|missing go\\.sum entry|module lookup " +
+          "disabled|no required module provides package",
+        hint: "The Go module's dependencies are not downloaded: run `go mod download` in the module (or vendor " +
+          "them with `go mod vendor`), then ask again. lsp-seam never lets gopls download them itself."
+      }]
     }
   },
   {
