@@ -3,7 +3,9 @@
  * working directory, else the active presets. The file is the stdio host's configuration
  * (`{ "servers": { "<id>": { "command": …, "extensionToLanguage": … } } }`), validated by `StdioConfig`;
  * a `"$schema"` key is allowed (for editors) and ignored. A file replaces the presets, it does not extend
- * them.
+ * them; but a server whose command is a preset's (`typescript-language-server`, `pyright-langserver`, …) gets that
+ * preset's settings for the fields it does not set (objects merged key by key, its own values winning), unless
+ * the file says `"presetDefaults": false`.
  *
  * @since 0.1.0
  */
@@ -13,6 +15,7 @@ import { LspError } from "@lsp-seam/lsp"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
+import * as PresetDefaults from "./internal/presetDefaults.js"
 import * as LspPresets from "./LspPresets.js"
 
 /**
@@ -30,8 +33,26 @@ export const fileName = "lsp-seam.json"
  * @category models
  */
 export type Source =
-  | { readonly _tag: "File"; readonly path: string }
+  | {
+    readonly _tag: "File"
+    readonly path: string
+    /** The preset settings given to servers whose command is a preset's, one entry per such server. */
+    readonly presetDefaults: ReadonlyArray<AppliedDefaults>
+  }
   | { readonly _tag: "Presets"; readonly detections: ReadonlyArray<LspPresets.Detection> }
+
+/**
+ * The preset settings one server of a configuration file received: from which preset, and which fields (dotted
+ * where they were merged into an object the server sets, such as `initializationOptions.tsserver`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppliedDefaults {
+  readonly serverId: string
+  readonly presetId: string
+  readonly fields: ReadonlyArray<string>
+}
 
 /**
  * A validated configuration and its origin.
@@ -98,8 +119,39 @@ const decodeWith = (json: unknown, environment: Environment) => {
       : error)
 }
 
+/** The file's own keys, `$schema` and `presetDefaults`, checked and taken out: what is left is `StdioConfig`'s. */
+const fileKeys = (json: unknown, path: string) =>
+  Effect.gen(function*() {
+    if (!Predicate.isRecord(json)) return { rest: json, presetDefaults: true }
+    const { $schema, presetDefaults, ...rest } = json
+    if ("$schema" in json && typeof $schema !== "string") {
+      return yield* LspError.invalidConfig(
+        `${path}: "$schema" must be a string (the URL or path of a JSON Schema).`,
+        { file: path }
+      )
+    }
+    if ("presetDefaults" in json && typeof presetDefaults !== "boolean") {
+      return yield* LspError.invalidConfig(
+        `${path}: "presetDefaults" must be true or false (whether servers run by a preset's command get its settings).`,
+        { file: path }
+      )
+    }
+    return { rest, presetDefaults: presetDefaults !== false }
+  })
+
+const parseFile = (text: string, path: string, environment: Environment) =>
+  Effect.gen(function*() {
+    const { presetDefaults, rest } = yield* fileKeys(yield* parseJson(text, path), path)
+    const { applied, json } = presetDefaults
+      ? PresetDefaults.apply(LspPresets.all, rest)
+      : { json: rest, applied: [] }
+    const config = yield* Effect.mapError(decodeWith(json, environment), (error) => withFile(path, error))
+    return { config, applied }
+  })
+
 /**
- * Validates the text of a configuration file; `path` names it in messages. Fails with `LSP_INVALID_CONFIG`.
+ * Validates the text of a configuration file, giving servers run by a preset's command that preset's settings
+ * for the fields they do not set; `path` names it in messages. Fails with `LSP_INVALID_CONFIG`.
  *
  * @since 0.1.0
  * @category decoding
@@ -110,22 +162,7 @@ export const parse = (
   /** Where `LSP_SEAM_MAX_MEMORY` is read, for a file without `maxMemory` (none: not read). */
   environment?: Environment
 ): Effect.Effect<StdioConfig.StdioConfig, LspError.LspError> =>
-  Effect.gen(function*() {
-    const json = yield* parseJson(text, path)
-    if (Predicate.isRecord(json) && "$schema" in json) {
-      const { $schema, ...rest } = json
-      if (typeof $schema !== "string") {
-        return yield* LspError.invalidConfig(
-          `${path}: "$schema" must be a string (the URL or path of a JSON Schema).`,
-          {
-            file: path
-          }
-        )
-      }
-      return yield* Effect.mapError(decodeWith(rest, environment), (error) => withFile(path, error))
-    }
-    return yield* Effect.mapError(decodeWith(json, environment), (error) => withFile(path, error))
-  })
+  Effect.map(parseFile(text, path, environment), ({ config }) => config)
 
 const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
@@ -141,9 +178,9 @@ const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSy
     ))
 
 const fromFile = (path: string, environment: Environment) =>
-  Effect.flatMap(readFile(path), (text) => parse(text, path, environment)).pipe(
-    Effect.map((config): Loaded => ({
-      source: { _tag: "File", path },
+  Effect.flatMap(readFile(path), (text) => parseFile(text, path, environment)).pipe(
+    Effect.map(({ applied, config }): Loaded => ({
+      source: { _tag: "File", path, presetDefaults: applied },
       config,
       input: StdioConfig.encode(config)
     }))
@@ -205,9 +242,15 @@ export const load = (
   })
 
 const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknown> => {
-  const schemaProperty = {
-    type: "string",
-    description: "The JSON Schema of this file, for editors; lsp-seam ignores it."
+  const fileProperties = {
+    $schema: { type: "string", description: "The JSON Schema of this file, for editors; lsp-seam ignores it." },
+    presetDefaults: {
+      type: "boolean",
+      default: true,
+      description: "Whether a server whose command is a preset's (typescript-language-server, pyright-langserver, " +
+        "…) gets that preset's settings for the fields it does not set, objects merged key by key (its own values " +
+        "win). false: every server is exactly as written."
+    }
   }
   const ref = root.$ref
   const defs = root.$defs
@@ -217,17 +260,18 @@ const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknow
     if (Predicate.isRecord(target) && Predicate.isRecord(target.properties)) {
       return {
         ...root,
-        $defs: { ...defs, [name]: { ...target, properties: { $schema: schemaProperty, ...target.properties } } }
+        $defs: { ...defs, [name]: { ...target, properties: { ...fileProperties, ...target.properties } } }
       }
     }
   }
   return Predicate.isRecord(root.properties)
-    ? { ...root, properties: { $schema: schemaProperty, ...root.properties } }
+    ? { ...root, properties: { ...fileProperties, ...root.properties } }
     : root
 }
 
 /**
- * The JSON Schema of `lsp-seam.json` (draft 7), generated from `StdioConfig` and allowing `"$schema"`.
+ * The JSON Schema of `lsp-seam.json` (draft 7), generated from `StdioConfig` and allowing `"$schema"` and
+ * `"presetDefaults"`.
  * Published as `@lsp-seam/cli/lsp-seam.schema.json`.
  *
  * @since 0.1.0

@@ -35,6 +35,12 @@ export interface Preset {
   /** What to install to make it active. */
   readonly install: string
   readonly server: ServerInput
+  /**
+   * The file names of the commands that run this server (default: the file name of `server.command`). A server
+   * in a configuration file whose command is one of them gets this preset's settings for the fields it does not
+   * set (`LspConfigFile.load`).
+   */
+  readonly commands?: ReadonlyArray<string>
 }
 
 const require = createRequire(import.meta.url)
@@ -64,6 +70,8 @@ export const typescript: Preset = {
   id: "typescript",
   title: "TypeScript, JavaScript",
   install: "bundled with @lsp-seam/setup",
+  // The preset runs the CLI with this Node; a configuration file names the executable.
+  commands: ["typescript-language-server"],
   server: {
     // Should the dependency be missing, a typescript-language-server on PATH is the next best thing.
     ...Option.match(typescriptServer, {
