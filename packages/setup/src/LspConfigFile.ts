@@ -14,7 +14,9 @@ import * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Executables from "./internal/executables.js"
 import * as PresetDefaults from "./internal/presetDefaults.js"
 import * as LspPresets from "./LspPresets.js"
 
@@ -187,16 +189,41 @@ const fromFile = (path: string, environment: Environment) =>
   )
 
 /**
+ * `loaded` with every bare command found in one of `bins` run by that file: the host looks bare names up on PATH
+ * only, and a project's own server wins over one there.
+ */
+const withProjectExecutables = (
+  loaded: Loaded,
+  bins: ReadonlyArray<string>
+): Effect.Effect<Loaded, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const servers = { ...loaded.config.servers }
+    let changed = false
+    for (const [id, server] of Object.entries(servers)) {
+      if (!Executables.isBareName(server.command)) continue
+      const found = yield* Executables.findExecutable(server.command, undefined, bins)
+      if (Option.isNone(found)) continue
+      servers[id] = { ...server, command: found.value }
+      changed = true
+    }
+    if (!changed) return loaded
+    const config = { ...loaded.config, servers }
+    return { ...loaded, config, input: StdioConfig.encode(config) }
+  })
+
+/**
  * The presets as a loaded configuration. Fails with `LSP_EXECUTABLE_NOT_FOUND` if none is active.
  *
  * @since 0.1.0
  * @category loading
  */
 export const presets = (
-  environment?: Readonly<Record<string, string | undefined>>
+  environment?: Readonly<Record<string, string | undefined>>,
+  /** Where a preset's server is looked for in `node_modules/.bin` before PATH (`LspPresets.detect`). */
+  workspace?: string | undefined
 ): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
-    const detections = yield* LspPresets.detect(environment)
+    const detections = yield* LspPresets.detect(environment, workspace)
     const found = LspPresets.toConfig(detections)
     if (Object.keys(found.servers).length === 0) {
       return yield* LspError.executableNotFound(
@@ -219,10 +246,18 @@ export interface LoadOptions {
   readonly workingDirectory: string
   /** For preset detection (`PATH`) and `LSP_SEAM_MAX_MEMORY`; default `process.env`. */
   readonly environment?: Readonly<Record<string, string | undefined>> | undefined
+  /**
+   * Whether a bare command (a preset's, or one in the file) is looked for in the `node_modules/.bin` of the
+   * working directory and its ancestors, up to the top of its project, before PATH (`LspPresets.detect`); found
+   * there, the server runs that file. Default true; a host that serves many workspaces (the daemon) says false,
+   * so that no one workspace's servers serve the others.
+   */
+  readonly projectExecutables?: boolean | undefined
 }
 
 /**
- * `--config`, else `lsp-seam.json` in the working directory, else the presets. A file that is missing
+ * `--config`, else `lsp-seam.json` in the working directory, else the presets; a bare command found in the
+ * project's `node_modules/.bin` (see `projectExecutables`) runs that file. A file that is missing
  * (when named), unreadable, not JSON or not a valid configuration is `LSP_INVALID_CONFIG`.
  *
  * @since 0.1.0
@@ -235,10 +270,16 @@ export const load = (
     const path = yield* Path.Path
     const fs = yield* FileSystem.FileSystem
     const environment = options.environment ?? process.env
-    if (options.configFile !== undefined) return yield* fromFile(path.resolve(options.configFile), environment)
+    const project = options.projectExecutables !== false
+    const bins = project ? yield* Executables.projectBins(options.workingDirectory) : []
+    if (options.configFile !== undefined) {
+      return yield* withProjectExecutables(yield* fromFile(path.resolve(options.configFile), environment), bins)
+    }
     const local = path.join(path.resolve(options.workingDirectory), fileName)
     const exists = yield* fs.exists(local).pipe(Effect.orElseSucceed(() => false))
-    return exists ? yield* fromFile(local, environment) : yield* presets(environment)
+    return exists
+      ? yield* withProjectExecutables(yield* fromFile(local, environment), bins)
+      : yield* presets(environment, project ? options.workingDirectory : undefined)
   })
 
 const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknown> => {

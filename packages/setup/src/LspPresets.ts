@@ -13,7 +13,8 @@ import type { StdioConfig } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createRequire } from "node:module"
-import { findExecutable } from "./internal/executables.js"
+import * as NodePath from "node:path"
+import { findExecutable, isBareName, projectBins } from "./internal/executables.js"
 
 /**
  * One server's configuration as written in `lsp-seam.json`.
@@ -297,19 +298,34 @@ export interface Detection {
 }
 
 /**
- * Looks up every preset's command on `PATH` (from `environment`, default `process.env`).
+ * Looks up every preset's command: with a `workspace`, first in the `node_modules/.bin` of the workspace and of
+ * its ancestors up to the top of its project (the nearest directory holding `.git`, `pnpm-workspace.yaml` or a
+ * package.json with `workspaces`; without one, the workspace's own alone), then on `PATH` (from `environment`,
+ * default `process.env`). A project's own server wins over one on `PATH`, as under `npm run` and `npx`, and is
+ * found whether or not that folder is on `PATH`: the detection's preset then runs it by its absolute path.
  *
  * @since 0.1.0
  * @category detection
  */
 export const detect = (
-  environment: Readonly<Record<string, string | undefined>> = process.env
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+  workspace?: string | undefined
 ): Effect.Effect<ReadonlyArray<Detection>, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.forEach(
-    all,
-    (preset) =>
-      Effect.map(findExecutable(preset.server.command, environment.PATH), (executable) => ({ preset, executable }))
-  )
+  Effect.gen(function*() {
+    const bins = workspace === undefined ? [] : yield* projectBins(workspace)
+    return yield* Effect.forEach(all, (preset) =>
+      Effect.map(findExecutable(preset.server.command, environment.PATH, bins), (executable) => {
+        const inProject = Option.exists(
+          executable,
+          (file) =>
+            isBareName(preset.server.command) && bins.some((bin) => file.startsWith(bin + NodePath.sep))
+        )
+        // The host looks bare names up on PATH only: a project's server goes to it by its path.
+        return inProject && Option.isSome(executable)
+          ? { preset: { ...preset, server: { ...preset.server, command: executable.value } }, executable }
+          : { preset, executable }
+      }))
+  })
 
 /**
  * The stdio configuration of the active presets.

@@ -223,7 +223,7 @@ export const render = (
     if (inactive.length > 0) {
       blocks.push(
         [
-          "inactive presets (command not found on PATH):",
+          "inactive presets (command not found in the workspace's node_modules/.bin or on PATH):",
           ...inactive.map((detection) =>
             `  ${detection.preset.id} (${detection.preset.title}): ${detection.preset.server.command}; ` +
             `install: ${detection.preset.install}`
