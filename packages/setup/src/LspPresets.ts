@@ -262,11 +262,17 @@ export const all: ReadonlyArray<Preset> = [
       // A go.work above covers its modules; without one, the module's own go.mod.
       rootMarkers: ["go.work", "go.mod"],
       // Without the module cache (or a vendor folder) gopls fails cross-file requests with go list's own words.
+      // "No package metadata" also comes from a file outside every package (build tags): its hint says both.
       workspaceErrors: [{
-        message: "no package metadata for file|modules? ha(s|ve) errors|missing go\\.sum entry|module lookup " +
-          "disabled|no required module provides package",
+        message: "modules? ha(s|ve) errors|missing go\\.sum entry|module lookup disabled|no required module " +
+          "provides package",
         hint: "The Go module's dependencies are not downloaded: run `go mod download` in the module (or vendor " +
           "them with `go mod vendor`), then ask again. lsp-seam never lets gopls download them itself."
+      }, {
+        message: "no package metadata for file",
+        hint: "gopls could not load the file's package: most often the module's dependencies are not downloaded " +
+          "(run `go mod download` in the module, or `go mod vendor`, then ask again); otherwise the file belongs " +
+          "to no package of the module (its build tags, or no go.mod above it)."
       }]
     }
   },

@@ -33,6 +33,27 @@ const moduleWithMissingDependency = (): { readonly dir: string; readonly cache: 
   return { dir, cache }
 }
 
+describe("the Go preset's workspace errors", () => {
+  const ruleFor = (message: string) =>
+    (goPreset.server.workspaceErrors ?? []).find((rule) => new RegExp(rule.message).test(message))
+
+  it("name the fix for go list's words, and both causes where gopls's words have two", () => {
+    for (
+      const message of [
+        "1 modules have errors:\n\texample.com/w:github.com/missing/dep@v1.2.3: module lookup disabled by GOPROXY=off",
+        "example.com/w:github.com/missing/dep@v1.2.3: missing go.sum entry; to add it:",
+        "no required module provides package github.com/missing/dep"
+      ]
+    ) {
+      assert.include(ruleFor(message)?.hint, "go mod download", message)
+    }
+    const metadata = ruleFor("no package metadata for file file:///w/main.go")?.hint
+    assert.include(metadata, "go mod download")
+    assert.include(metadata, "build tags")
+    assert.isUndefined(ruleFor("no object found for ident Name"))
+  })
+})
+
 describe.skipIf(!available)("the Go preset with a module whose dependencies are missing", () => {
   it.live("fails findReferences with LSP_WORKSPACE_NOT_READY naming go mod download", () =>
     Effect.promise(async () => {
