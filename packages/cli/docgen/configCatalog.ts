@@ -111,7 +111,8 @@ export const configCatalog = (): string => {
     "No preset reaches the network.",
     "",
     "A server of a configuration file whose command is a preset's (by its file name: `typescript-language-server`, " +
-    "`pyright-langserver`, `gopls`, …) gets that preset's settings below for every field it does not set, objects " +
+    "`pyright-langserver`, `gopls`, …; or the package's script, also as `node`'s first argument: " +
+    "`typescript-language-server/lib/cli.mjs`) gets that preset's settings below for every field it does not set, objects " +
     "merged key by key (its own values win, `null` too; `command`, `args` and `extensionToLanguage` are always its " +
     "own); `lsp-seam doctor` prints which, per server. `\"presetDefaults\": false` turns this off.",
     "",

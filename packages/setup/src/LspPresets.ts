@@ -37,9 +37,9 @@ export interface Preset {
   readonly install: string
   readonly server: ServerInput
   /**
-   * The file names of the commands that run this server (default: the file name of `server.command`). A server
-   * in a configuration file whose command is one of them gets this preset's settings for the fields it does not
-   * set (`LspConfigFile.load`).
+   * The commands that run this server: file names, or path suffixes of a script (default: the file name of
+   * `server.command`). A server in a configuration file whose command is one of them (or, for a command that is
+   * Node, whose script is) gets this preset's settings for the fields it does not set (`LspConfigFile.load`).
    */
   readonly commands?: ReadonlyArray<string>
 }
@@ -71,8 +71,8 @@ export const typescript: Preset = {
   id: "typescript",
   title: "TypeScript, JavaScript",
   install: "bundled with @lsp-seam/setup",
-  // The preset runs the CLI with this Node; a configuration file names the executable.
-  commands: ["typescript-language-server"],
+  // The preset runs the CLI with this Node; a configuration file names the executable, or the script.
+  commands: ["typescript-language-server", "typescript-language-server/lib/cli.mjs"],
   server: {
     // Should the dependency be missing, a typescript-language-server on PATH is the next best thing.
     ...Option.match(typescriptServer, {
@@ -133,6 +133,7 @@ export const all: ReadonlyArray<Preset> = [
     id: "python",
     title: "Python",
     install: "npm install -g pyright (provides pyright-langserver)",
+    commands: ["pyright-langserver", "pyright/langserver.index.js"],
     server: {
       command: "pyright-langserver",
       args: ["--stdio"],

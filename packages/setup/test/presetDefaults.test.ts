@@ -90,6 +90,32 @@ describe("preset defaults for a configuration file", () => {
       ])
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.effect("a server is recognised by its script too: the package's file, or Node's first argument", () =>
+    Effect.gen(function*() {
+      const loaded = yield* load({
+        servers: {
+          cli: {
+            command: "/repo/node_modules/typescript-language-server/lib/cli.mjs",
+            args: ["--stdio"],
+            extensionToLanguage: { ".ts": "typescript" }
+          },
+          node: {
+            command: process.execPath,
+            args: ["node_modules/pyright/langserver.index.js", "--stdio"],
+            extensionToLanguage: { ".py": "python" }
+          },
+          // Another package's cli.mjs is not the TypeScript server.
+          other: { command: "/repo/node_modules/other/lib/cli.mjs", extensionToLanguage: { ".o": "plaintext" } }
+        }
+      })
+      const applied = loaded.source._tag === "File" ? loaded.source.presetDefaults : []
+      assert.deepStrictEqual(applied.map((entry) => [entry.serverId, entry.presetId]), [
+        ["cli", "typescript"],
+        ["node", "python"]
+      ])
+      assert.isNull(loaded.config.servers.other!.initializationOptions)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("\"presetDefaults\": false keeps every server exactly as written; anything but a boolean is refused", () =>
     Effect.gen(function*() {
       const loaded = yield* load({ presetDefaults: false, servers: { ts: tsServer } })

@@ -18,17 +18,32 @@ export interface Applied {
 // How the server is started and what it serves are the configuration's alone.
 const ownFields: ReadonlySet<string> = new Set(["command", "args", "extensionToLanguage"])
 
-/** The file name of a command, whatever the separator. */
-const fileName = (command: string): string =>
-  command.slice(Math.max(command.lastIndexOf("/"), command.lastIndexOf("\\")) + 1)
+const slashes = (path: string): string => path.replaceAll("\\", "/")
 
-/** The preset whose server `command` runs, if any. */
+/** The file name of a command, whatever the separator. */
+const fileName = (command: string): string => command.slice(slashes(command).lastIndexOf("/") + 1)
+
+/** Whether `path` is `name`, or ends with it as whole path segments (`name` may hold a `/`: `pkg/lib/cli.mjs`). */
+const names = (path: string, name: string): boolean => {
+  const normal = slashes(path)
+  return normal === name || normal.endsWith(`/${name}`)
+}
+
+const isNode = (command: string): boolean => /^node(\.exe)?$/i.test(fileName(command))
+
+/**
+ * The preset whose server `command` runs, if any: by the command's file name, or a path suffix a preset lists
+ * (`typescript-language-server/lib/cli.mjs`); for a command that is Node itself, by its first argument, the script.
+ */
 export const presetOf = (
   presets: ReadonlyArray<LspPresets.Preset>,
-  command: string
+  command: string,
+  args: ReadonlyArray<unknown> = []
 ): LspPresets.Preset | undefined => {
-  const name = fileName(command)
-  return presets.find((preset) => (preset.commands ?? [fileName(preset.server.command)]).includes(name))
+  const script = isNode(command) && typeof args[0] === "string" ? args[0] : command
+  return presets.find((preset) =>
+    (preset.commands ?? [fileName(preset.server.command)]).some((name) => names(script, name))
+  )
 }
 
 /** `mine` with what `theirs` has and it lacks, recording each path added. */
@@ -60,7 +75,7 @@ export const apply = (
   const servers: Record<string, unknown> = {}
   for (const [serverId, server] of Object.entries(json.servers)) {
     const preset = Predicate.isRecord(server) && typeof server.command === "string"
-      ? presetOf(presets, server.command)
+      ? presetOf(presets, server.command, Array.isArray(server.args) ? server.args : [])
       : undefined
     if (preset === undefined) {
       servers[serverId] = server
