@@ -228,6 +228,13 @@ export const ServerConfig = Schema.Struct({
     openStartsProgress: false,
     readyNotification: null
   }),
+  workspaceErrors: field(
+    Schema.Array(Settings.WorkspaceError).annotations({ title: "an array of { message, hint } objects" }),
+    "Error messages with which the server says the workspace is not set up for it (a Go module whose dependencies " +
+      "are not downloaded): a request that fails with a message matching one is LSP_WORKSPACE_NOT_READY, with its " +
+      "hint (what to run) and the server's own message, instead of LSP_SERVER_ERROR.",
+    []
+  ),
   afterInitialized: field(
     Schema.Array(Settings.Notification).annotations({ title: "an array of { method, params? } objects" }),
     "Notifications sent, in order, right after initialized: a server's own opt-in switches (yaml-language-server's " +
