@@ -12,7 +12,6 @@ import * as Requests from "../answers/requests.js"
 import * as Documents from "../documents/documents.js"
 import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
-import { isInsideUri } from "../files/workspace.js"
 import { isTransportFailure, isUnknownMethod } from "../servers/failures.js"
 import * as Readiness from "../servers/readiness.js"
 import * as ServerInstance from "../servers/serverInstance.js"
@@ -144,6 +143,7 @@ const request = (
     if (query.operation === "diagnostics") {
       return yield* Diagnostics.collect(instance, {
         uri,
+        languageId: query.languageId,
         version: yield* Documents.versionOf(documentServer(target, instance), document.request),
         sentAt: instance.diagnostics.sentAt(uri),
         startedAt: document.startedAt
@@ -151,7 +151,6 @@ const request = (
         threshold: query.severity ?? "warning",
         wait: spec.config.diagnosticsWait,
         untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-        inWorkspace: (candidate) => isInsideUri(services.path, key.workspace, candidate),
         workspaceUri: key.workspace.uri
       })
     }
