@@ -10,10 +10,13 @@
  * one are open too (asked first), as in a session that has looked around before editing.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { runCli, scopedTempDir } from "./support/cli.js"
+import { bin, runCli, scopedTempDir } from "./support/cli.js"
 import { serve } from "./support/remote.js"
 
 const timeout = 180_000
@@ -86,7 +89,63 @@ const assertOnlyOwn = (stdout: string, file: string, step: string) => {
   }
 }
 
+const ToolResult = Schema.Struct({
+  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+})
+
+/** An MCP session with `lsp-seam mcp` in `dir`, closed with the scope; `ask` is the text of one diagnostics call. */
+const mcpSession = (dir: string) =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [bin, "mcp", "--cwd", dir, "--no-prewarm"],
+          stderr: "pipe"
+        })
+        const client = new Client({ name: "lsp-seam-test", version: "0.0.0" })
+        await client.connect(transport)
+        return client
+      }),
+      (client) => Effect.promise(() => client.close())
+    ),
+    (client) => (file: string) =>
+      Effect.map(
+        Effect.promise(() =>
+          client.callTool({ name: "lsp", arguments: { operation: "diagnostics", file_path: file } })
+        ),
+        (result) => Schema.decodeUnknownSync(ToolResult)(result).content.map((part) => part.text ?? "").join("")
+      )
+  )
+
 describe("diagnostics of the current disk text (issue 41)", () => {
+  for (const testCase of cases) {
+    it.scopedLive(
+      `${testCase.name}: the first answer after a write and after its revert, through MCP`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* scopedTempDir("diagnostics")
+          for (const [name, text] of Object.entries(testCase.files)) {
+            NodeFs.writeFileSync(NodePath.join(dir, name), text)
+          }
+          const write = (text: string) => NodeFs.writeFileSync(NodePath.join(dir, testCase.file), text)
+          write(testCase.clean)
+          const ask = yield* mcpSession(dir)
+          for (const other of testCase.others) yield* ask(other)
+          assert.strictEqual(yield* ask(testCase.file), "No diagnostics.", "clean")
+          for (let round = 1; round <= 2; round++) {
+            write(testCase.broken)
+            const answer = yield* ask(testCase.file)
+            assert.isTrue(answer.startsWith(testCase.errorAt), `round ${round}, broken: ${answer}`)
+            assertOnlyOwn(answer, testCase.file, `round ${round}, broken`)
+            write(testCase.clean)
+            assert.strictEqual(yield* ask(testCase.file), "No diagnostics.", `round ${round}, reverted`)
+          }
+        }),
+      timeout
+    )
+  }
+
   for (const testCase of cases) {
     it.scopedLive(
       `${testCase.name}: the first answer after a write and after its revert, served and local`,
