@@ -304,6 +304,27 @@ describe("LspStdio diagnostics (transient documents, TestClock)", () => {
 })
 
 describe("LspStdio diagnostics (pulled, TestClock)", () => {
+  it.scoped("a transient reopen for a pull server does not wait for a quiet period: the pull is for the held text", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* setup(() => Effect.void, {
+        documentSync: "transient",
+        capabilities: { textDocumentSync: 1, diagnosticProvider: { interFileDependencies: false } },
+        handlers: {
+          "textDocument/diagnostic": () =>
+            Effect.succeed(Testing.result({ kind: "full", items: [diagnostic(0, "pulled")] }))
+        }
+      })
+      // Away from time 0, which the host reads as "never closed".
+      yield* TestClock.adjust(10)
+      const first = yield* Effect.fork(ask())
+      yield* synced(1)
+      assert.deepStrictEqual(messages(yield* Fiber.join(first)), ["pulled"])
+      // Closed just now; the clock stays still, so an answer here came without a wait after the close.
+      const second = yield* Effect.fork(ask())
+      yield* waitFor(Fiber.poll(second), Option.isSome, "answered without waiting after the close")
+      assert.deepStrictEqual(messages(yield* Fiber.join(second)), ["pulled"])
+    }))
+
   it.scoped("a server with diagnosticProvider is asked; an interrupted pull is cancelled and the server stays usable", () =>
     Effect.gen(function*() {
       const pulls = yield* Ref.make(0)

@@ -93,17 +93,19 @@ const pushed = (instance: ServerInstance.ServerInstance, synced: Synced, untilMi
  * Before a transient reopen for a diagnostics query: a server that does not version its sets may still be
  * publishing for the document's previous open (a late set, the clearing set of its close), which could not be
  * told from the new open's. So wait until it has been quiet about the document for `quietMs` since the close
- * (bounded by `untilMillis`; nothing to wait for when the document was never closed or the server versions).
+ * (bounded by `untilMillis`; nothing to wait for when the document was never closed, the server versions, or
+ * it is pulled from, which answers for the text it holds).
  */
 export const quietBeforeReopen = (
   instance: ServerInstance.ServerInstance,
-  uri: string,
+  document: { readonly uri: string; readonly languageId: string },
   quietMs: number,
   untilMillis: number
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     const store = instance.diagnostics
-    if (store.versioned() || store.lastActivity(uri) === 0) return
+    const { languageId, uri } = document
+    if (store.versioned() || store.lastActivity(uri) === 0 || pulls(instance, languageId)) return
     while (true) {
       const quietFrom = store.lastActivity(uri) + quietMs
       const now = yield* Clock.currentTimeMillis
@@ -112,6 +114,11 @@ export const quietBeforeReopen = (
     }
   })
 
+/** Whether the server offers pull diagnostics for the document: advertised, or registered after the handshake. */
+const pulls = (instance: ServerInstance.ServerInstance, languageId: string) =>
+  advertised(instance.capabilities.diagnosticProvider) ||
+  instance.registrations.offers("textDocument/diagnostic", languageId)
+
 const pending = (workspaceUri: string, waitedMs: number): LspResult.LspDiagnosticsResult =>
   LspResult.markIncomplete(LspResult.diagnostics([], workspaceUri), {
     reason: "diagnostics-pending",
@@ -119,11 +126,6 @@ const pending = (workspaceUri: string, waitedMs: number): LspResult.LspDiagnosti
       Math.round(waitedMs)
     } ms, so none are shown: this is not a clean result. Ask again in a moment.`
   })
-
-/** Whether the server offers pull diagnostics for the document: advertised, or registered after the handshake. */
-const pulls = (instance: ServerInstance.ServerInstance, languageId: string) =>
-  advertised(instance.capabilities.diagnosticProvider) ||
-  instance.registrations.offers("textDocument/diagnostic", languageId)
 
 /**
  * The diagnostics of the synced document at `threshold` or worse. Diagnostics the server reports for other

@@ -127,7 +127,13 @@ const beforeOpen = (
 ): Effect.Effect<void> =>
   query.operation !== "diagnostics" ? Effect.void : Effect.flatMap(
     Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-    (until) => Diagnostics.quietBeforeReopen(instance, uri, spec.config.diagnosticsWait.quietMs, until)
+    (until) =>
+      Diagnostics.quietBeforeReopen(
+        instance,
+        { uri, languageId: query.languageId },
+        spec.config.diagnosticsWait.quietMs,
+        until
+      )
   )
 
 /** Step 8's request(s): the diagnostics collected, or the operation asked and its answer normalised. */
