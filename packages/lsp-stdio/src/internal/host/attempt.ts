@@ -17,7 +17,6 @@ import { MAX_TIMER_MS } from "../config/serverSettings.js"
 import * as Documents from "../documents/documents.js"
 import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
-import { isInsideUri } from "../files/workspace.js"
 import { isTransportFailure, isUnknownMethod } from "../servers/failures.js"
 import * as Readiness from "../servers/readiness.js"
 import * as ServerInstance from "../servers/serverInstance.js"
@@ -134,7 +133,13 @@ const beforeOpen = (
 ): Effect.Effect<void> =>
   query.operation !== "diagnostics" ? Effect.void : Effect.flatMap(
     Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-    (until) => Diagnostics.quietBeforeReopen(instance, uri, spec.config.diagnosticsWait.quietMs, until)
+    (until) =>
+      Diagnostics.quietBeforeReopen(
+        instance,
+        { uri, languageId: query.languageId },
+        spec.config.diagnosticsWait.quietMs,
+        until
+      )
   )
 
 /** Step 8's request(s): the diagnostics collected, or the operation asked and its answer normalised. */
@@ -150,6 +155,7 @@ const request = (
     if (query.operation === "diagnostics") {
       return yield* Diagnostics.collect(instance, {
         uri,
+        languageId: query.languageId,
         version: yield* Documents.versionOf(documentServer(target, instance), document.request),
         sentAt: instance.diagnostics.sentAt(uri),
         startedAt: document.startedAt
@@ -157,7 +163,6 @@ const request = (
         threshold: query.severity ?? "warning",
         wait: spec.config.diagnosticsWait,
         untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-        inWorkspace: (candidate) => isInsideUri(services.path, key.workspace, candidate),
         workspaceUri: key.workspace.uri
       })
     }
