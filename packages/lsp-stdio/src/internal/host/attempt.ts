@@ -220,26 +220,30 @@ const onServer = (
       ? yield* ProjectModel.lend(services, spec, instance, key.workspace, located.location)
       : undefined
     // The files the server's configuration leaves out are opened before it settles, so their loading is waited for.
-    const searched = AnswerScope.isScoped(query.operation)
+    const searched = spec.config.excludedFiles !== null && AnswerScope.isScoped(query.operation)
       ? yield* AnswerScope.open(services, spec, instance, key.root, located.location.path)
       : undefined
     // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
     const projects = spec.config.projects !== null
     // With a caller's deadline, a cross-project question answers first from the projects the server holds, then
     // opens the others' files: at the deadline the first answer is given, flagged, and the others go on loading.
-    const defer = Option.isSome(yield* FiberRef.get(LspDeadline.current)) && AnswerScope.isScoped(query.operation)
     const loading = projects && isCrossFile(query.operation)
-      ? yield* Projects.load(services, spec, instance, key.workspace, located.location, defer)
+      ? yield* Projects.load(
+        services,
+        spec,
+        instance,
+        key.workspace,
+        located.location,
+        AnswerScope.isScoped(query.operation) && Option.isSome(yield* FiberRef.get(LspDeadline.current))
+      )
       : undefined
     const unsearched = loading?.partial
-    const settle = Effect.suspend(() =>
-      instance.readiness.isSettled() ? Effect.succeed(true) : Effect.flatMap(
-        Effect.zip(Readiness.deadlineFor(spec.config.readiness), expectsProgress(target, located)),
-        ([until, progress]) => instance.readiness.awaitSettled(until, progress)
-      )
+    const settle = Effect.flatMap(
+      Effect.zip(Readiness.deadlineFor(spec.config.readiness), expectsProgress(target, located)),
+      ([until, progress]) => instance.readiness.awaitSettled(until, progress)
     )
     const whole = Effect.gen(function*() {
-      const settled = yield* settle
+      const settled = instance.readiness.isSettled() || (yield* settle)
       const asked = yield* request(target, instance, query, { request: document, startedAt })
       const result = !projects ? asked : yield* Projects.acrossProjects(
         {
@@ -260,7 +264,7 @@ const onServer = (
     })
     const deferred = loading?.deferred
     const { inProjects, settled } = deferred === undefined ? yield* whole : yield* Effect.gen(function*() {
-      const settled = yield* settle
+      const settled = instance.readiness.isSettled() || (yield* settle)
       const early = yield* Effect.flatMap(
         request(target, instance, query, { request: document, startedAt }),
         (asked) => Projects.confineTo(services, deferred.early, asked)
