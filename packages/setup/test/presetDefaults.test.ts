@@ -86,7 +86,7 @@ describe("preset defaults for a configuration file", () => {
             "diagnosticsWait"
           ]
         },
-        { serverId: "py", presetId: "python", fields: ["readiness", "rootMarkers"] }
+        { serverId: "py", presetId: "python", fields: ["readiness", "rootMarkers", "excludedFiles"] }
       ])
     }).pipe(Effect.provide(NodeContext.layer)))
 
