@@ -72,6 +72,8 @@ describe("Budget.within on the live clock", () => {
       assert.strictEqual(yield* Budget.within(query, 60_000, () => "timeout"), "answer")
       // The watcher is stopped when the event loop turns, and its sleep's timer cleared as it ends.
       for (let turn = 0; turn < 2; turn++) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-      assert.strictEqual(activeTimers(), before)
+      // At most as many as before: a timer of the test runner's that was running at the start may have ended since
+      // (seen on a loaded CI machine: 1 before, 0 after); a watcher left behind would make one more.
+      assert.isAtMost(activeTimers(), before)
     }))
 })
