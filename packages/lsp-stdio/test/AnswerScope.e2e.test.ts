@@ -10,37 +10,25 @@ import { LspResult, LspService } from "@lsp-seam/lsp"
 import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import { createRequire } from "node:module"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import * as LspStdio from "../src/LspStdio.js"
 import type * as StdioConfig from "../src/StdioConfig.js"
+import * as Scratch from "./support/scratchRepository.js"
 
 const pyright = createRequire(import.meta.url).resolve("pyright/langserver.index.js")
 
 /** A repository with a Python package in src/ (pyright's include) and its tests outside it. */
-const makeRepository = () => {
-  const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-scope-")))
-  const write = (file: string, text: string) => {
-    NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, file)), { recursive: true })
-    NodeFs.writeFileSync(NodePath.join(root, file), text)
-  }
-  write("pyproject.toml", "[project]\nname = \"shapes\"\n\n[tool.pyright]\ninclude = [\"src\"]\n")
-  write("src/shapes/__init__.py", "")
-  write("src/shapes/core.py", "def area(width: int, height: int) -> int:\n    return width * height\n")
-  write("src/shapes/use.py", "from shapes.core import area\n\nsmall = area(1, 2)\nlarge = area(10, 20)\n")
-  write(
-    "tests/test_core.py",
-    "from shapes.core import area\n\n\ndef test_area() -> None:\n    assert area(2, 3) == 6\n"
-  )
-  write(
-    "tests/test_more.py",
-    "from shapes.core import area\n\n\ndef test_zero() -> None:\n    assert area(0, 3) == 0\n"
-  )
-  // A virtual environment is nobody's source, whatever the configuration says.
-  write("venv/pyvenv.cfg", "home = /usr/bin\n")
-  write("venv/lib/site.py", "from shapes.core import area\n\nVALUE = area(5, 5)\n")
-  return root
-}
+const makeRepository = () =>
+  Scratch.make("scope", {
+    "pyproject.toml": "[project]\nname = \"shapes\"\n\n[tool.pyright]\ninclude = [\"src\"]\n",
+    "src/shapes/__init__.py": "",
+    "src/shapes/core.py": "def area(width: int, height: int) -> int:\n    return width * height\n",
+    "src/shapes/use.py": "from shapes.core import area\n\nsmall = area(1, 2)\nlarge = area(10, 20)\n",
+    "tests/test_core.py": "from shapes.core import area\n\n\ndef test_area() -> None:\n    assert area(2, 3) == 6\n",
+    "tests/test_more.py": "from shapes.core import area\n\n\ndef test_zero() -> None:\n    assert area(0, 3) == 0\n",
+    // A virtual environment is nobody's source, whatever the configuration says.
+    "venv/pyvenv.cfg": "home = /usr/bin\n",
+    "venv/lib/site.py": "from shapes.core import area\n\nVALUE = area(5, 5)\n"
+  })
 
 const hostLayer = (excludedFiles: StdioConfig.ExcludedFiles | null) =>
   LspStdio.layer({
@@ -70,7 +58,7 @@ const referencesOfArea = (repository: string) =>
     }),
     (result) => ({
       places: result.kind === "locations"
-        ? result.locations.map((l) => `${NodePath.relative(repository, new URL(l.uri).pathname)}:${l.range.start.line}`)
+        ? result.locations.map((l) => `${Scratch.relative(repository, l.uri)}:${l.range.start.line}`)
           .sort()
         : [],
       reasons: LspResult.incompleteReasonsOf(result).map((reason) => reason.reason),
@@ -148,7 +136,7 @@ describe("the scope of an answer", () => {
       }).pipe(Effect.provide(hostLayer(preset)))
       assert.strictEqual(result.kind, "edits")
       const files = result.kind === "edits"
-        ? [...new Set(result.edits.map((edit) => NodePath.relative(repository, new URL(edit.uri).pathname)))].sort()
+        ? [...new Set(result.edits.map((edit) => Scratch.relative(repository, edit.uri)))].sort()
         : []
       assert.deepStrictEqual(files, [
         "src/shapes/core.py",

@@ -4,30 +4,14 @@
  * deadline with what the projects the server held gave, flagged `deadline` with the projects still loading; those
  * go on loading, and the same question asked again is complete.
  */
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { LspDeadline, LspResult, LspService } from "@lsp-seam/lsp"
-import { Effect, Layer } from "effect"
-import { createRequire } from "node:module"
-import * as NodePath from "node:path"
-import * as LspStdio from "../src/LspStdio.js"
+import { Effect } from "effect"
 import * as Generated from "./support/generatedMonorepo.js"
+import * as Scratch from "./support/scratchRepository.js"
+import * as TypeScriptHost from "./support/typescriptHost.js"
 
-const server = createRequire(import.meta.url).resolve("typescript-language-server/lib/cli.mjs")
-
-const hostLayer = LspStdio.layer({
-  servers: {
-    typescript: {
-      command: process.execPath,
-      args: [server, "--stdio"],
-      extensionToLanguage: { ".ts": "typescript" },
-      initializationOptions: { tsserver: { useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true },
-      projectMarkers: ["tsconfig.json", "jsconfig.json"],
-      looseFiles: { maxFiles: 100, maxBytes: 2_000_000 },
-      projects: { maxProjects: 100, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] }
-    }
-  }
-}).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+const hostLayer = TypeScriptHost.layer(100)
 
 describe("answers at the deadline", () => {
   it.live(
@@ -44,7 +28,7 @@ describe("answers at the deadline", () => {
           )
         const files = (result: LspResult.LspQueryResult) =>
           result.kind === "locations"
-            ? [...new Set(result.locations.map((l) => NodePath.relative(repo.root, new URL(l.uri).pathname)))].sort()
+            ? [...new Set(result.locations.map((l) => Scratch.relative(repo.root, l.uri)))].sort()
             : []
         // The server started and the asked file's own project loaded, as after any earlier question.
         yield* LspService.query({ operation: "hover", filePath, position, workspaceRoot: repo.root })

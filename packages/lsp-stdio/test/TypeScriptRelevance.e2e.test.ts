@@ -5,41 +5,31 @@
  * about one place carries no flag about other projects; and an earlier question about an example does not widen
  * the next answer.
  */
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { LspResult, LspService } from "@lsp-seam/lsp"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import * as NodeFs from "node:fs"
-import { createRequire } from "node:module"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
-import * as LspStdio from "../src/LspStdio.js"
-
-const server = createRequire(import.meta.url).resolve("typescript-language-server/lib/cli.mjs")
+import * as Scratch from "./support/scratchRepository.js"
+import * as TypeScriptHost from "./support/typescriptHost.js"
 
 const compilerOptions = { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", types: [] }
 
 /** lib is asked about; app depends on its package, linked references its tsconfig; the rest are examples. */
 const makeMonorepo = () => {
-  const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "lsp-seam-relevance-")))
-  const write = (file: string, text: string) => {
-    NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, file)), { recursive: true })
-    NodeFs.writeFileSync(NodePath.join(root, file), text)
+  const files: Record<string, string> = {}
+  const project = (directory: string, extra: Record<string, unknown> = {}) => {
+    files[`${directory}/tsconfig.json`] = JSON.stringify({ compilerOptions, include: ["src"], ...extra })
   }
-  const project = (directory: string, extra: Record<string, unknown> = {}) =>
-    write(`${directory}/tsconfig.json`, JSON.stringify({ compilerOptions, include: ["src"], ...extra }))
-  const caller = (directory: string, depth: string) =>
-    write(
-      `${directory}/src/main.ts`,
-      `import { greet } from "${depth}packages/lib/src/index.js"\n\nexport function run(): string {\n` +
-        `  return greet("${directory}")\n}\n`
-    )
-  write("package.json", JSON.stringify({ name: "mono", private: true }))
-  write("packages/lib/package.json", JSON.stringify({ name: "@mono/lib" }))
+  const caller = (directory: string, depth: string) => {
+    files[`${directory}/src/main.ts`] = `import { greet } from "${depth}packages/lib/src/index.js"\n\n` +
+      `export function run(): string {\n  return greet("${directory}")\n}\n`
+  }
+  files["package.json"] = JSON.stringify({ name: "mono", private: true })
+  files["packages/lib/package.json"] = JSON.stringify({ name: "@mono/lib" })
   project("packages/lib", { compilerOptions: { ...compilerOptions, composite: true } })
-  write("packages/lib/src/index.ts", "export function greet(who: string): string {\n  return `hello ${who}`\n}\n")
+  files["packages/lib/src/index.ts"] = "export function greet(who: string): string {\n  return `hello ${who}`\n}\n"
   // Sorted by name, the examples and fixtures come first: a host that takes projects in name order misses these two.
-  write("packages/zapp/package.json", JSON.stringify({ name: "@mono/zapp", dependencies: { "@mono/lib": "*" } }))
+  files["packages/zapp/package.json"] = JSON.stringify({ name: "@mono/zapp", dependencies: { "@mono/lib": "*" } })
   project("packages/zapp")
   caller("packages/zapp", "../../../")
   project("packages/zlinked", { references: [{ path: "../lib" }] })
@@ -48,31 +38,19 @@ const makeMonorepo = () => {
     project(example)
     caller(example, "../../../")
   }
-  return root
+  return Scratch.make("relevance", files)
 }
 
-const hostLayer = LspStdio.layer({
-  servers: {
-    typescript: {
-      command: process.execPath,
-      args: [server, "--stdio"],
-      extensionToLanguage: { ".ts": "typescript" },
-      initializationOptions: { tsserver: { useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true },
-      projectMarkers: ["tsconfig.json", "jsconfig.json"],
-      looseFiles: { maxFiles: 100, maxBytes: 2_000_000 },
-      // The asked file's project and two more.
-      projects: { maxProjects: 3, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] }
-    }
-  }
-}).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+// The asked file's project and two more.
+const hostLayer = TypeScriptHost.layer(3)
 
 const greetAt = { filePath: "packages/lib/src/index.ts", position: { line: 0, character: 16 } }
 
 const summary = (root: string, result: LspResult.LspQueryResult) => ({
   places: result.kind === "locations"
-    ? result.locations.map((l) => `${NodePath.relative(root, new URL(l.uri).pathname)}:${l.range.start.line}`).sort()
+    ? result.locations.map((l) => `${Scratch.relative(root, l.uri)}:${l.range.start.line}`).sort()
     : result.kind === "calls"
-    ? result.calls.map((c) => `${c.name} ${NodePath.relative(root, new URL(c.uri).pathname)}`).sort()
+    ? result.calls.map((c) => `${c.name} ${Scratch.relative(root, c.uri)}`).sort()
     : [],
   reasons: LspResult.incompleteReasonsOf(result).map((reason) => `${reason.reason}: ${reason.message}`)
 })
