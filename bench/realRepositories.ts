@@ -242,6 +242,11 @@ const askAll = async (roots: Map<Repository, string>, remote: string | undefined
   const out = new Map<Question, { asked: Asked; reduced?: Reduced; scored: Scored }>()
   for (const [repository, root] of roots) {
     for (const question of repository.questions) {
+      if (remote === undefined) {
+        for (const cache of repository.coldRemoves ?? []) {
+          Fs.rmSync(Path.join(root, cache), { recursive: true, force: true })
+        }
+      }
       const raw = await ask(root, question, remote)
       const decoded = raw.result === undefined ? undefined : decode(raw.result)
       const asked: Asked = decoded !== undefined && Either.isLeft(decoded)

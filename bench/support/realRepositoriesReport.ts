@@ -116,7 +116,13 @@ export const render = (
         ? ""
         : ` Prepared with: ${repository.prepare.map((c) => `\`${c.join(" ")}\``).join(", ")}.`)
     )
-    out.push(`Brought to \`${root}\`.`)
+    out.push(
+      `Brought to \`${root}\`.` + (repository.coldRemoves === undefined
+        ? ""
+        : ` Before each cold question the server's cache in the root (${
+          repository.coldRemoves.map((c) => `\`${c}\``).join(", ")
+        }) is removed.`)
+    )
     out.push("")
     out.push("| # | question | truth | cold | warm, first | warm, again | same |")
     out.push("| ---: | --- | ---: | --- | --- | --- | --- |")
