@@ -38,7 +38,7 @@ const environment = {
   PATH: `${Path.join(thisRepository, "node_modules", ".bin")}${Path.delimiter}${process.env.PATH ?? ""}`
 }
 /** A question that has not answered by then is stopped (the command's own budget is 60 s). */
-const killAfterMs = 240_000
+const killAfterMs = 180_000
 
 // --- the repositories -----------------------------------------------------------------------------------------
 

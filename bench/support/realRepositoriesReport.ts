@@ -62,7 +62,13 @@ const truthSize = (question: Question): string =>
       question.truth.optional === undefined ? "" : ` (+${question.truth.optional.length} optional)`
     }`
 
-const cell = (run: Run) => `${run.scored.score}, ${(run.asked.ms / 1000).toFixed(1)} s`
+/** The score and time; a complete answer that still says it may be incomplete shows its reasons. */
+const cell = (run: Run) => {
+  const said = run.scored.score === "right" && (run.reduced?.reasons.length ?? 0) > 0
+    ? ` (said: ${run.reduced!.reasons.join(", ")})`
+    : ""
+  return `${run.scored.score}${said}, ${(run.asked.ms / 1000).toFixed(1)} s`
+}
 
 const list = (items: ReadonlyArray<string>) =>
   items.length <= 8 ? items.join(", ") : `${items.slice(0, 8).join(", ")} and ${items.length - 8} more`
@@ -97,7 +103,8 @@ export const render = (
       "same questions through one `lsp-seam serve` host (`--remote`), all of them once, then all again. " +
       "**Scores**: *right* — every result of the truth and nothing else; *flagged* — results are missing and the " +
       "answer says so (`incomplete`, with its reason); *silently partial* — results are missing and nothing says " +
-      "so; *wrong* — a result that is not in the truth; *error* — no answer, the command's coded error. Locations " +
+      "so; *wrong* — a result that is not in the truth; *error* — no answer, the command's coded error. *right " +
+      "(said: …)* — complete, though the answer says it may not be (its reasons). Locations " +
       "are compared as `file:line` sets. *Same*: whether the three runs gave the same results and flags."
   )
   out.push("")
