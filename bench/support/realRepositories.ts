@@ -392,7 +392,8 @@ const mux: Repository = {
   commit: "db9d1d0073d27a0a2d9a8c1bc52aa0af4374d265",
   licence: "BSD-3-Clause",
   kind: "Go module",
-  notes: "One package, no dependency beyond the standard library (`go vet ./...` is clean).",
+  notes: "One package, no dependency beyond the standard library (`go vet ./...` is clean). gopls keeps its " +
+    "cache in the user's cache directory, which the cold runs leave in place.",
   questions: [
     {
       operation: "goToImplementation",
