@@ -8,6 +8,7 @@ import { clientCapabilities as hostCapabilities } from "../packages/lsp-stdio/sr
 import { bodiesSection, measureBodies } from "./bodies.js"
 import { clusterSection, measureCluster } from "./cluster.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
+import { deadlineSection, measureDeadline } from "./deadline.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
@@ -43,7 +44,8 @@ const ids = [
   "memoryBudget",
   "bodies",
   "load",
-  "cluster"
+  "cluster",
+  "deadline"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -180,6 +182,10 @@ try {
   if (selected("cluster")) {
     const part = await timed("cluster", "the cluster against one host", () => measureCluster(options, log))
     sections.set("cluster", clusterSection(part, options))
+  }
+  if (selected("deadline")) {
+    const part = await timed("deadline", "a cross-project question by a deadline", () => measureDeadline(options, log))
+    sections.set("deadline", deadlineSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

@@ -12,6 +12,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as LspStdio from "../../packages/lsp-stdio/src/LspStdio.js"
 import * as StdioStatus from "../../packages/lsp-stdio/src/StdioStatus.js"
 import * as LspSession from "../../packages/tool-lsp/src/LspSession.js"
+import * as LspToolConfig from "../../packages/tool-lsp/src/LspToolConfig.js"
 import * as LspToolHandler from "../../packages/tool-lsp/src/LspToolHandler.js"
 import type { Query, ServerSpec } from "./rawClient.js"
 import { hostConfig } from "./servers.js"
@@ -40,6 +41,12 @@ export interface OursHost {
   ) => Promise<number>
   /** The seam's answer to one query (for checking that ours and the reference get the same answers). */
   readonly answer: (workspace: string, query: Query) => Promise<LspResult.LspQueryResult>
+  /** One `lsp` tool call with the tool's `timeoutMs` set to `timeoutMs`: its answer, or the code it failed with. */
+  readonly within: (
+    workspace: string,
+    query: Query,
+    timeoutMs: number
+  ) => Promise<LspResult.LspQueryResult | { readonly code: string }>
   /** Pids of the servers the host runs now. */
   readonly pids: () => Promise<Array<number>>
   /** Closes the host: every server is shut down and its process tree is gone when this resolves. */
@@ -109,6 +116,17 @@ export const startOurs = async (
           ),
           (output) => output.result
         )
+      ),
+    within: (workspace, query, timeoutMs) =>
+      runtime.runPromise(
+        Effect.flatMap(LspToolConfig.make({ timeoutMs }), (config) =>
+          LspToolHandler.run(toolArguments(query), config).pipe(
+            Effect.provideService(LspSession.LspSession, LspSession.make(workspace)),
+            Effect.map((output): LspResult.LspQueryResult | { readonly code: string } =>
+              output.result
+            ),
+            Effect.catchAll((error) => Effect.succeed({ code: error.code }))
+          ))
       ),
     timedSeam: (workspace, queries, count, offset = 0) =>
       runtime.runPromise(seamStream(workspace, queries, count, offset)),

@@ -54,8 +54,8 @@ export const clientCapabilities = {
     callHierarchy: { dynamicRegistration: false },
     rename: { dynamicRegistration: false, prepareSupport: true },
     documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds },
-    publishDiagnostics: { relatedInformation: false, versionSupport: true },
-    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: true }
+    publishDiagnostics: { relatedInformation: true, versionSupport: true },
+    diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false, relatedInformation: true }
   }
 }
 
@@ -277,6 +277,8 @@ export class RawClient {
       case "window/workDoneProgress/create":
       case "client/registerCapability":
       case "client/unregisterCapability":
+      // As the host: pyright exits when this is refused.
+      case "workspace/diagnostic/refresh":
         return this.send({ jsonrpc: "2.0", id, result: null })
       default:
         return this.send({ jsonrpc: "2.0", id, error: { code: -32601, message: `Unhandled method ${method}` } })

@@ -102,11 +102,19 @@ export const configCatalog = (): string => {
     "",
     "## Presets",
     "",
-    "Used when there is no configuration file. A preset is active when its command resolves to an executable " +
-    "(on `PATH`, which `npx` extends with `node_modules/.bin`); `lsp-seam doctor` lists the active and the " +
-    "inactive ones. TypeScript/JavaScript is always active: `typescript-language-server` and `typescript` are " +
-    "dependencies of `@lsp-seam/cli`, and the workspace's own `typescript` wins when it has one. No preset " +
-    "reaches the network.",
+    "Used when there is no configuration file. A preset is active when its command resolves to an executable: " +
+    "first in the project's `node_modules/.bin` (the workspace's, or a directory's above it up to the nearest one " +
+    "holding `.git`, `pnpm-workspace.yaml` or a `package.json` with `workspaces`), whether or not it is on `PATH`, " +
+    "then on `PATH`; a bare command in a configuration file is looked for the same way. `lsp-seam doctor` lists " +
+    "the active and the inactive ones. TypeScript/JavaScript is always active: `typescript-language-server` and " +
+    "`typescript` are dependencies of `@lsp-seam/cli`, and the workspace's own `typescript` wins when it has one. " +
+    "No preset reaches the network.",
+    "",
+    "A server of a configuration file whose command is a preset's (by its file name: `typescript-language-server`, " +
+    "`pyright-langserver`, `gopls`, …; or the package's script, also as `node`'s first argument: " +
+    "`typescript-language-server/lib/cli.mjs`) gets that preset's settings below for every field it does not set, objects " +
+    "merged key by key (its own values win, `null` too; `command`, `args` and `extensionToLanguage` are always its " +
+    "own); `lsp-seam doctor` prints which, per server. `\"presetDefaults\": false` turns this off.",
     "",
     "| id | languages | extensions | command | to activate |",
     "|---|---|---|---|---|",

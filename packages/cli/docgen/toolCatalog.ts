@@ -36,6 +36,9 @@ const errorMeanings: Readonly<Record<LspError.LspErrorCode, string>> = {
   LSP_CRASH_LOOP: "The server crashed too often recently; restarts are paused for a while.",
   LSP_INVALID_CONFIG: "The configuration (file, server settings or tool limits) is invalid.",
   LSP_EXECUTABLE_NOT_FOUND: "A server's command does not resolve to an executable file.",
+  LSP_WORKSPACE_NOT_READY:
+    "The server cannot answer until the workspace is set up (its dependencies are not downloaded, …); the " +
+    "message says what to run.",
   LSP_TIMEOUT: "The call's time budget (`timeoutMs`) ran out; the query was cancelled.",
   LSP_INVALID_ARGUMENTS: "The tool's arguments are invalid (the message names the argument and the fix).",
   LSP_POSITION_OUT_OF_RANGE:

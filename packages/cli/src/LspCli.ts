@@ -158,7 +158,7 @@ const query = Command.make(
       })
       const workspace = yield* workspaceOf(args.cwd)
       const loaded = yield* loadConfig(args.config, workspace)
-      const run = LspToolHandler.run(toolArguments)
+      const run = LspToolHandler.runUnknown(toolArguments)
       const file = toolArguments.file_path
       yield* Option.match(typeof file === "string" ? serverFor(loaded, file) : Option.none(), {
         onNone: () =>

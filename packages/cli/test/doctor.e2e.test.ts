@@ -53,10 +53,13 @@ describe.concurrent("lsp-seam doctor", () => {
     "with only the bundled TypeScript preset: usable, all nine operations, inactive presets listed",
     () =>
       Effect.gen(function*() {
-        const run = yield* runCli(["doctor"], { env: { PATH: yield* pathWith() } })
+        // A copy outside this repository, whose node_modules/.bin would provide the other presets.
+        const dir = yield* scopedTempDir("doctor-ts")
+        NodeFs.cpSync(workspace, dir, { recursive: true })
+        const run = yield* runCli(["doctor", "--cwd", dir], { env: { PATH: yield* pathWith() } })
         assert.strictEqual(run.code, 0, run.stderr)
         assert.strictEqual(run.stderr, "")
-        assert.include(run.stdout, `workspace:     ${workspace}`)
+        assert.include(run.stdout, `workspace:     ${dir}`)
         assert.include(run.stdout, "configuration: presets")
         assert.include(run.stdout, "typescript: usable")
         assert.include(
@@ -66,7 +69,10 @@ describe.concurrent("lsp-seam doctor", () => {
         )
         assert.include(run.stdout, "encoding:    utf-16")
         assert.match(run.stdout, /started in: +\d+ ms/)
-        assert.include(run.stdout, "inactive presets (command not found on PATH):")
+        assert.include(
+          run.stdout,
+          "inactive presets (command not found in the workspace's node_modules/.bin or on PATH):"
+        )
         assert.include(run.stdout, "python (Python): pyright-langserver")
         // The status section measures the probed server's tree and the host against the default budget.
         assert.match(
@@ -74,6 +80,26 @@ describe.concurrent("lsp-seam doctor", () => {
           /\n {2}memory: servers [0-9.]+ MiB of a budget of maxMemory "25%" = [0-9.]+ MiB; host process [0-9.]+ MiB\n/
         )
         assert.isTrue(run.stdout.endsWith("1 server configured: 1 usable.\n"), run.stdout)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "a preset in the workspace's node_modules/.bin, not on PATH, is found, used and reported with its path",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* scopedTempDir("doctor-local-bin")
+        NodeFs.mkdirSync(NodePath.join(dir, "node_modules", ".bin"), { recursive: true })
+        const local = NodePath.join(dir, "node_modules", ".bin", "pyright-langserver")
+        NodeFs.symlinkSync(NodePath.join(nodeModulesBin, "pyright-langserver"), local)
+        NodeFs.writeFileSync(NodePath.join(dir, "main.py"), "def greet(name):\n    return name\n\ngreet('x')\n")
+        const run = yield* runCli(["doctor", "--cwd", dir], { env: { PATH: yield* pathWith() } })
+        assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+        assert.include(run.stdout, "\npython: usable\n")
+        assert.include(run.stdout, `  executable:  ${local}\n`)
+        assert.include(run.stdout, "probe:       hover on main.py:1:1 answered")
+        assert.notInclude(run.stdout, "python (Python): pyright-langserver")
+        assert.include(run.stdout, "2 servers configured: 2 usable.")
       }),
     timeout
   )

@@ -78,7 +78,7 @@ describe("doctor's memory lines", () => {
         servers: { alpha: { command: "alpha-ls", extensionToLanguage: { a: "a" } } }
       })
       const loaded: LspConfigFile.Loaded = {
-        source: { _tag: "File", path: "/ws/lsp-seam.json" },
+        source: { _tag: "File", path: "/ws/lsp-seam.json", presetDefaults: [] },
         config,
         input: StdioConfig.encode(config)
       }

@@ -16,7 +16,7 @@ const loaded = Effect.map(
     }
   }),
   (config): LspConfigFile.Loaded => ({
-    source: { _tag: "File", path: "/ws/lsp-seam.json" },
+    source: { _tag: "File", path: "/ws/lsp-seam.json", presetDefaults: [] },
     config,
     input: StdioConfig.encode(config)
   })
@@ -166,5 +166,28 @@ describe("Doctor.render", () => {
       assert.notInclude(text, "UNUSABLE")
       assert.isTrue(text.endsWith("2 servers configured: 1 usable, 1 skipped.\n"), text)
       assert.deepStrictEqual(Doctor.unusable([report("alpha"), report("beta", false)], Option.none(), ["beta"]), [])
+    }))
+  it.effect("says which preset settings a server of the file received, and from which preset", () =>
+    Effect.gen(function*() {
+      const base = yield* loaded
+      const withDefaults: LspConfigFile.Loaded = {
+        ...base,
+        source: {
+          _tag: "File",
+          path: "/ws/lsp-seam.json",
+          presetDefaults: [{
+            serverId: "alpha",
+            presetId: "typescript",
+            fields: ["initializationOptions.tsserver", "projectMarkers"]
+          }]
+        }
+      }
+      const text = Doctor.render("/ws", withDefaults, [report("alpha"), report("beta")], Option.none())
+      assert.include(
+        text,
+        "  executable:  /bin/alpha-ls\n" +
+          "  defaults:    from the typescript preset: initializationOptions.tsserver, projectMarkers\n"
+      )
+      assert.strictEqual(text.match(/defaults:/g)?.length, 1)
     }))
 })

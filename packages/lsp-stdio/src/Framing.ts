@@ -22,7 +22,7 @@ import * as internal from "./internal/wire/framingDecoder.js"
  * @since 0.1.0
  * @category models
  */
-export type FramingFailure = internal.FramingFailure
+export type { FramingFailure } from "./internal/wire/framingDecoder.js"
 
 /**
  * @since 0.1.0
@@ -48,13 +48,7 @@ export interface FramingOptions {
  * @since 0.1.0
  * @category models
  */
-export const OversizedMessage = internal.OversizedMessage
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type OversizedMessage = internal.OversizedMessage
+export { OversizedMessage } from "./internal/wire/framingDecoder.js"
 
 /**
  * @since 0.1.0

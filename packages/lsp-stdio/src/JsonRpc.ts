@@ -57,6 +57,12 @@ export interface ConnectionOptions {
    * Receives every server notification, in order, on the reader fiber: keep it quick. Default: ignore.
    */
   readonly onNotification?: (method: string, params: unknown) => Effect.Effect<void>
+  /**
+   * Sees every server→client request (method and params), in order, on the reader fiber, just before its
+   * fixed answer is queued: a registration a server makes this way (`client/registerCapability`) is then
+   * known before anything the server sends after it. Synchronous: keep it quick. Default: ignore.
+   */
+  readonly onRequest?: (method: string, params: unknown) => void
   /** How long an interrupted request may take to settle after `$/cancelRequest` (timed on the Clock). */
   readonly cancelGrace: Duration.DurationInput
   /**
@@ -165,6 +171,7 @@ export const make = (
     const configuration = options.configuration ?? null
     const onNotification = options.onNotification ?? (() => Effect.void)
     const onCancelExpired = options.onCancelExpired ?? (() => Effect.void)
+    const observeRequest = options.onRequest ?? (() => {})
 
     // Mutable state, only ever touched inside synchronous steps, so each check-and-update is atomic.
     const pending = new Map<number, Pending>()
@@ -243,6 +250,7 @@ export const make = (
     }
 
     const onRequest = (id: Message.RequestId, method: string, params: unknown) => {
+      observeRequest(method, params)
       const answer = Answers.answer(method, params, configuration)
       // If the connection has already failed there is nobody left to answer.
       enqueue(

@@ -132,7 +132,7 @@ export const layerConfig = (
  * @since 0.1.0
  * @category models
  */
-export type ServerDiagnosis = Diagnose.ServerDiagnosis
+export type { ServerDiagnosis } from "./internal/servers/diagnose.js"
 
 /**
  * Starts every configured server once for `workspaceRoot` (then shuts it down) and reports, per server,
@@ -148,7 +148,7 @@ export const diagnose = (
   workspaceRoot: string,
   options: Options = {}
 ): Effect.Effect<
-  ReadonlyArray<ServerDiagnosis>,
+  ReadonlyArray<Diagnose.ServerDiagnosis>,
   LspError.LspError,
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>

@@ -1,8 +1,7 @@
 /**
- * Configuration of the stdio host: which language servers exist, how to start them, and the limits and
- * timers each one runs under. Decoding validates everything the host can check without touching the
- * machine (executables are resolved later, when the host loads); every failure is `LSP_INVALID_CONFIG`
- * with a message that names the server and the field.
+ * Configuration of the stdio host: which language servers exist, how to start them, and the limits and timers each
+ * one runs under. Decoding validates everything the host can check without touching the machine (executables are
+ * resolved later, when the host loads); every failure is `LSP_INVALID_CONFIG`, naming the server and the field.
  *
  * @since 0.1.0
  */
@@ -84,10 +83,8 @@ export const DiagnosticsWait: typeof Settings.DiagnosticsWait = Settings.Diagnos
 export type DiagnosticsWait = Settings.DiagnosticsWait
 
 /**
- * For servers that need a project model (see `projectMarkers`): when no marker governs a queried file,
- * cross-file queries first open the workspace's files of this server (at most `maxFiles`, `maxBytes` in all),
- * so that the server sees them and the answer is complete; beyond that bound the answer is flagged
- * no-project. Needs documentSync "retained" (the files stay open and in step with the disk).
+ * Files no project marker governs, which a cross-file query opens so the server sees them (at most `maxFiles`,
+ * `maxBytes` in all; beyond that the answer is flagged). Needs documentSync "retained".
  *
  * @since 0.1.0
  * @category models
@@ -101,8 +98,8 @@ export const LooseFiles: typeof Settings.LooseFiles = Settings.LooseFiles
 export type LooseFiles = Settings.LooseFiles
 
 /**
- * Files under a server's root its own configuration leaves out (pyright's `include`/`exclude`): a cross-file
- * question opens up to `maxFiles` of them (`maxBytes` in all); beyond that it is flagged excluded-by-config.
+ * Files under a server's root its own configuration leaves out (pyright's `include`/`exclude`), which a cross-file
+ * query opens (at most `maxFiles`, `maxBytes` in all; beyond that flagged excluded-by-config).
  *
  * @since 0.1.0
  * @category models
@@ -228,6 +225,12 @@ export const ServerConfig = Schema.Struct({
     openStartsProgress: false,
     readyNotification: null
   }),
+  workspaceErrors: field(
+    Schema.Array(Settings.WorkspaceError).annotations({ title: "an array of { message, hint } objects" }),
+    "Error messages with which the server says the workspace is not set up (a Go module without its dependencies): a " +
+      "request failing with a matching one is LSP_WORKSPACE_NOT_READY with its hint (what to run), not LSP_SERVER_ERROR.",
+    []
+  ),
   afterInitialized: field(
     Schema.Array(Settings.Notification).annotations({ title: "an array of { method, params? } objects" }),
     "Notifications sent, in order, right after initialized: a server's own opt-in switches (yaml-language-server's " +
@@ -236,17 +239,14 @@ export const ServerConfig = Schema.Struct({
   ),
   looseFiles: field(
     Schema.NullOr(LooseFiles),
-    "When no project marker governs a queried file, cross-file queries first open up to maxFiles of the " +
-      "workspace's files (maxBytes in all) so the answer covers them; beyond that they are flagged no-project. " +
-      "null: never.",
+    "Cross-file queries open up to maxFiles (maxBytes in all) of the workspace's files no project marker governs " +
+      "(all of them for a file in none; with projects, those outside every project), flagged beyond that. null: never.",
     null
   ),
   excludedFiles: field(
     Schema.NullOr(ExcludedFiles),
-    "Files of the server's language under its root that its own configuration leaves out (pyright's include and " +
-      "exclude, read as reader says): cross-file queries open up to maxFiles of them (maxBytes in all) so the answer " +
-      "covers every source file under the root; beyond that it is flagged excluded-by-config. Files only an earlier " +
-      "query opened are never part of an answer. null: never.",
+    "Files under the server's root its own configuration leaves out (pyright's include/exclude): cross-file " +
+      "queries open up to maxFiles of them (maxBytes in all); beyond that they are flagged excluded-by-config. null: never.",
     null
   ),
   projects: field(

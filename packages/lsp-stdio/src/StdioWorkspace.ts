@@ -19,7 +19,7 @@ import * as WorkspaceFiles from "./internal/files/workspaceFiles.js"
  * @since 0.1.0
  * @category models
  */
-export type Target = WorkspaceFiles.Target
+export type { Target } from "./internal/files/workspaceFiles.js"
 
 /**
  * What a walk found: the first file (relative to the root) per target id, how many directory entries it
@@ -28,7 +28,7 @@ export type Target = WorkspaceFiles.Target
  * @since 0.1.0
  * @category models
  */
-export type FileSearch = WorkspaceFiles.FileSearch
+export type { FileSearch } from "./internal/files/workspaceFiles.js"
 
 /**
  * How many directory entries a walk looks at, at most, by default.
@@ -50,15 +50,15 @@ export const defaultMaxEntries = WorkspaceFiles.defaultMaxEntries
  */
 export const findFiles = (
   root: string,
-  targets: ReadonlyArray<Target>,
+  targets: ReadonlyArray<WorkspaceFiles.Target>,
   maxEntries: number = defaultMaxEntries
-): Effect.Effect<FileSearch, never, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<WorkspaceFiles.FileSearch, never, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const services = { files: FileAccess.platform(yield* FileSystem.FileSystem), path: yield* Path.Path }
     const workspace = yield* Effect.option(resolveWorkspaceWith(services, root))
     const textTargets = workspace._tag === "None" ?
       targets :
-      targets.map((target): Target =>
+      targets.map((target): WorkspaceFiles.Target =>
         target.accepts !== undefined ? target : {
           ...target,
           accepts: (relative) =>
@@ -77,7 +77,7 @@ export const findFiles = (
  * @since 0.1.0
  * @category models
  */
-export interface RootedTarget extends Target {
+export interface RootedTarget extends WorkspaceFiles.Target {
   /** The server's root markers, names only (a nested list of the configuration flattened). */
   readonly rootMarkers: ReadonlyArray<string>
 }

@@ -311,8 +311,11 @@ const describeAnswer = (result: LspResult.LspDiagnosticsResult) =>
     reasons: result.incompleteReasons?.map((r) => r.reason)
   })
 
-const own = (result: LspResult.LspDiagnosticsResult, uri: string) =>
-  result.diagnostics.filter((d) => d.uri === uri && d.related === undefined)
+/** The answer's diagnostics, checked to be all the asked file's (issue 41: never another file's). */
+const own = (result: LspResult.LspDiagnosticsResult, uri: string) => {
+  assert.deepStrictEqual(result.diagnostics.filter((d) => d.uri !== uri), [], "another file's diagnostics")
+  return result.diagnostics
+}
 
 /** Whether `diagnostic` is the expected error. */
 const isExpected = (d: LspResult.LspDiagnostic, expected: Expected) =>

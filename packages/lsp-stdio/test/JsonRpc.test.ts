@@ -276,10 +276,16 @@ describe("JsonRpc server→client requests", () => {
       })
     }))
 
-  it.scoped("acknowledges progress creation and capability (un)registration with null", () =>
+  it.scoped("acknowledges progress creation, capability (un)registration and diagnostics refresh with null", () =>
     Effect.gen(function*() {
       for (
-        const method of ["window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability"]
+        const method of [
+          "window/workDoneProgress/create",
+          "client/registerCapability",
+          "client/unregisterCapability",
+          // pyright exits (code 1) when this is refused.
+          "workspace/diagnostic/refresh"
+        ]
       ) {
         assert.deepStrictEqual(yield* answerTo(request(3, method, {})), { jsonrpc: "2.0", id: 3, result: null })
       }

@@ -39,6 +39,10 @@ const setup = (
     readonly handlers?: Testing.FakeHandlers
     /** Publish an empty, versionless set this many milliseconds after each didClose, as many servers do. */
     readonly clearOnCloseAfterMs?: number
+    /** Registered (`client/registerCapability`) when the host says `initialized`, as pyright does. */
+    readonly registrations?: ReadonlyArray<unknown>
+    /** Register pull diagnostics this many milliseconds after the first didOpen instead. */
+    readonly registerAfterOpenMs?: number
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -56,6 +60,14 @@ const setup = (
         capabilities: options.capabilities ?? { textDocumentSync: 1, hoverProvider: true },
         handlers: options.handlers ?? {},
         onNotification: (method, params) => {
+          const register = (registrations: ReadonlyArray<unknown>) =>
+            process.writeStdout(Framing.encode({
+              jsonrpc: "2.0",
+              id: "register-1",
+              method: "client/registerCapability",
+              params: { registrations }
+            }))
+          if (method === "initialized" && options.registrations !== undefined) return register(options.registrations)
           if (method === "textDocument/didClose" && options.clearOnCloseAfterMs !== undefined) {
             const { textDocument } = Schema.decodeUnknownSync(Asked)(params)
             return Effect.asVoid(Effect.forkDaemon(
@@ -64,7 +76,14 @@ const setup = (
           }
           if (method !== "textDocument/didOpen" && method !== "textDocument/didChange") return Effect.void
           const { textDocument } = Schema.decodeUnknownSync(Opened)(params)
+          const late = method === "textDocument/didOpen" && options.registerAfterOpenMs !== undefined
+            ? Effect.forkDaemon(Effect.zipRight(
+              Effect.sleep(options.registerAfterOpenMs),
+              register([{ id: "pull-late", method: "textDocument/diagnostic", registerOptions: {} }])
+            ))
+            : Effect.void
           return Effect.forkDaemon(onSync(textDocument.uri, textDocument.version, publish)).pipe(
+            Effect.zipRight(late),
             Effect.zipRight(Ref.update(syncs, (n) => n + 1))
           )
         }
@@ -113,7 +132,11 @@ const setup = (
 
 const messages = (result: LspResult.LspQueryResult) =>
   result.kind === "diagnostics"
-    ? result.diagnostics.map((d) => `${d.related === true ? "related " : ""}${d.message}`)
+    ? result.diagnostics.map((d) =>
+      `${d.message}${
+        d.relatedInformation === undefined ? "" : ` (related: ${d.relatedInformation.map((r) => r.message).join(", ")})`
+      }`
+    )
     : []
 
 describe("LspStdio diagnostics (pushed, TestClock)", () => {
@@ -202,26 +225,39 @@ describe("LspStdio diagnostics (pushed, TestClock)", () => {
       assert.deepStrictEqual(messages(yield* Fiber.join(fixed)), ["v2"])
     }))
 
-  it.scoped("the severity threshold; other workspace files published meanwhile are related", () =>
+  it.scoped("the severity threshold; never another file's diagnostics; related information stays attached", () =>
     Effect.gen(function*() {
+      const other = (uri: string) => uri.replace("main.fake", "other.fake")
       const { ask, synced } = yield* setup((uri, version, publish) =>
         Effect.gen(function*() {
-          yield* publish(uri.replace("main.fake", "other.fake"), undefined, [diagnostic(3, "importer broke")])
+          yield* publish(other(uri), undefined, [diagnostic(3, "importer broke")])
           yield* publish("file:///elsewhere/x.fake", undefined, [diagnostic(0, "outside the workspace")])
           yield* publish(uri, version, [
             diagnostic(2, "a hint", 4),
             diagnostic(1, "a warning", 2),
-            diagnostic(5, "an error")
+            {
+              ...diagnostic(5, "an error"),
+              relatedInformation: [{ location: { uri: other(uri), range: range(3) }, message: "declared here" }]
+            }
           ])
         })
       )
       const fiber = yield* Effect.fork(ask())
       yield* synced(1)
       yield* TestClock.adjust(100)
-      assert.deepStrictEqual(messages(yield* Fiber.join(fiber)), ["an error", "a warning", "related importer broke"])
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(messages(result), ["an error (related: declared here)", "a warning"])
+      const first = result.kind === "diagnostics" ? result.diagnostics[0] : undefined
+      assert.deepStrictEqual(first?.relatedInformation, [
+        { uri: other(first!.uri), range: range(3), message: "declared here" }
+      ])
       const all = yield* Effect.fork(ask("hint"))
       yield* settle
-      assert.deepStrictEqual(messages(yield* Fiber.join(all)).slice(0, 3), ["an error", "a warning", "a hint"])
+      assert.deepStrictEqual(messages(yield* Fiber.join(all)), [
+        "an error (related: declared here)",
+        "a warning",
+        "a hint"
+      ])
     }))
 })
 
@@ -268,6 +304,27 @@ describe("LspStdio diagnostics (transient documents, TestClock)", () => {
 })
 
 describe("LspStdio diagnostics (pulled, TestClock)", () => {
+  it.scoped("a transient reopen for a pull server does not wait for a quiet period: the pull is for the held text", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* setup(() => Effect.void, {
+        documentSync: "transient",
+        capabilities: { textDocumentSync: 1, diagnosticProvider: { interFileDependencies: false } },
+        handlers: {
+          "textDocument/diagnostic": () =>
+            Effect.succeed(Testing.result({ kind: "full", items: [diagnostic(0, "pulled")] }))
+        }
+      })
+      // Away from time 0, which the host reads as "never closed".
+      yield* TestClock.adjust(10)
+      const first = yield* Effect.fork(ask())
+      yield* synced(1)
+      assert.deepStrictEqual(messages(yield* Fiber.join(first)), ["pulled"])
+      // Closed just now; the clock stays still, so an answer here came without a wait after the close.
+      const second = yield* Effect.fork(ask())
+      yield* waitFor(Fiber.poll(second), Option.isSome, "answered without waiting after the close")
+      assert.deepStrictEqual(messages(yield* Fiber.join(second)), ["pulled"])
+    }))
+
   it.scoped("a server with diagnosticProvider is asked; an interrupted pull is cancelled and the server stays usable", () =>
     Effect.gen(function*() {
       const pulls = yield* Ref.make(0)
@@ -305,6 +362,77 @@ describe("LspStdio diagnostics (pulled, TestClock)", () => {
       yield* Fiber.interrupt(first)
       yield* Deferred.await(cancelled)
       const result = yield* ask()
-      assert.deepStrictEqual(messages(result), ["pulled", "related related pull"])
+      // A related document's report is not this file's: only the asked file's items are listed.
+      assert.deepStrictEqual(messages(result), ["pulled"])
+    }))
+})
+
+describe("LspStdio diagnostics (pull registered after the handshake, TestClock)", () => {
+  // As pyright: pull diagnostics offered only by registration, and pushed sets that carry the current version
+  // before the check of that version is done (seen: `version 2, []` for a broken text, then `version 2, [error]`).
+  const registering = (documentSelector: unknown) =>
+    Effect.gen(function*() {
+      const pulls = yield* Ref.make(0)
+      const fixture = yield* setup(
+        (uri, version, publish) => publish(uri, version, [diagnostic(0, "not yet checked")]),
+        {
+          registrations: [{
+            id: "pull-1",
+            method: "textDocument/diagnostic",
+            registerOptions: { interFileDependencies: true, workspaceDiagnostics: false, documentSelector }
+          }],
+          handlers: {
+            "textDocument/diagnostic": () =>
+              Effect.zipRight(
+                Ref.update(pulls, (n) => n + 1),
+                Effect.succeed(Testing.result({ kind: "full", items: [diagnostic(0, "checked")] }))
+              )
+          }
+        }
+      )
+      return { ...fixture, pulls }
+    })
+
+  it.scoped("a server that registers textDocument/diagnostic is pulled, not believed by its pushed version", () =>
+    Effect.gen(function*() {
+      const { ask, pulls, synced } = yield* registering(null)
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(fiber)), ["checked"])
+      assert.strictEqual(yield* Ref.get(pulls), 1)
+    }))
+
+  it.scoped("a registration for another language is not used for this document", () =>
+    Effect.gen(function*() {
+      const { ask, pulls, synced } = yield* registering([{ language: "python" }])
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(fiber)), ["not yet checked"])
+      assert.strictEqual(yield* Ref.get(pulls), 0)
+    }))
+
+  it.scoped("a registration read only after the wait for a pushed set began is used: the answer is pulled", () =>
+    Effect.gen(function*() {
+      const pulls = yield* Ref.make(0)
+      // Registers 50 ms after the document opens, and pushes nothing (as pyright once it offers pull).
+      const { ask, synced } = yield* setup((_uri, _version, _publish) => Effect.void, {
+        handlers: {
+          "textDocument/diagnostic": () =>
+            Effect.zipRight(
+              Ref.update(pulls, (n) => n + 1),
+              Effect.succeed(Testing.result({ kind: "full", items: [diagnostic(0, "checked")] }))
+            )
+        },
+        registerAfterOpenMs: 50
+      })
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(50)
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(messages(result), ["checked"])
+      assert.isUndefined(result.incomplete)
+      assert.strictEqual(yield* Ref.get(pulls), 1)
     }))
 })

@@ -43,6 +43,7 @@ describe("StdioConfig", () => {
         projectMarkers: [],
         rootMarkers: [],
         workspaceSymbols: true,
+        workspaceErrors: [],
         afterInitialized: [],
         readiness: {
           quietMs: 0,
@@ -90,6 +91,7 @@ describe("StdioConfig", () => {
           openStartsProgress: true,
           readyNotification: "x/ready"
         },
+        workspaceErrors: [{ message: "modules? have errors", hint: "Run go mod download." }],
         afterInitialized: [{ method: "x/optIn" }, { method: "x/withParams", params: { on: [1, "two"] } }],
         looseFiles: { maxFiles: 3, maxBytes: 4 },
         excludedFiles: { reader: "pyright" as const, maxFiles: 5, maxBytes: 6 },
@@ -384,6 +386,7 @@ describe("StdioConfig", () => {
       projectMarkers: [],
       rootMarkers: [],
       workspaceSymbols: true,
+      workspaceErrors: [],
       afterInitialized: [],
       readiness: {
         quietMs: 0,

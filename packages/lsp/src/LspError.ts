@@ -263,6 +263,16 @@ export const invalidConfig = constructor("LSP_INVALID_CONFIG")
 export const executableNotFound = constructor("LSP_EXECUTABLE_NOT_FOUND")
 
 /**
+ * The server cannot answer for this workspace until the workspace is set up (its dependencies are not
+ * downloaded, …): the message says what to run. Raised where a server's configuration (`workspaceErrors`)
+ * recognises its error message.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const workspaceNotReady = constructor("LSP_WORKSPACE_NOT_READY")
+
+/**
  * The caller's time budget ran out.
  *
  * @since 0.1.0

@@ -15,7 +15,8 @@
  *
  * - `LspArgumentsError`: the call itself is wrong (its arguments, its position, its name, a missing workspace);
  * - `LspSourceError`: the workspace or file the call points at cannot be read as source;
- * - `LspConfigurationError`: the setup is wrong (configuration, a server command, a provider's registration);
+ * - `LspConfigurationError`: the setup is wrong (configuration, a server command, a provider's registration, a
+ *   workspace whose dependencies its server cannot find);
  * - `LspServerError`: a language server (or provider) failed: exited, would not start, broke the protocol;
  * - `LspTimeoutError`: the caller's time budget ran out;
  * - `LspRemoteError`: a remote host cannot be reached, refused the caller, or does not match it;
@@ -41,7 +42,13 @@ export const families = {
     "LSP_SOURCE_INVALID_UTF8",
     "LSP_SOURCE_TOO_LARGE"
   ],
-  LspConfigurationError: ["LSP_INVALID_CONFIG", "LSP_EXECUTABLE_NOT_FOUND", "LSP_INVALID_PROVIDER", "LSP_CONFLICT"],
+  LspConfigurationError: [
+    "LSP_INVALID_CONFIG",
+    "LSP_EXECUTABLE_NOT_FOUND",
+    "LSP_INVALID_PROVIDER",
+    "LSP_CONFLICT",
+    "LSP_WORKSPACE_NOT_READY"
+  ],
   LspServerError: [
     "LSP_SERVER_EXITED",
     "LSP_SERVER_START_FAILED",

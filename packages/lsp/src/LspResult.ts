@@ -209,8 +209,23 @@ export const LspCallsResult: typeof Calls.LspCallsResult = Calls.LspCallsResult
 export type LspCallsResult = Calls.LspCallsResult
 
 /**
- * One diagnostic: where, how serious, what. `related` marks a diagnostic of another file of the workspace
- * that the server reported while checking the asked one (an importer broken by a changed export, say).
+ * A place the server relates to a diagnostic (the declaration a type error conflicts with, the other
+ * definition of a duplicate): part of that diagnostic, never a diagnostic of its own. It may be in another file.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LspRelatedInformation: typeof Diagnostics.LspRelatedInformation = Diagnostics.LspRelatedInformation
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LspRelatedInformation = Diagnostics.LspRelatedInformation
+
+/**
+ * One diagnostic of the asked file: where, how serious, what, and the places the server related to it
+ * (`relatedInformation`, when it gave any).
  *
  * @since 0.1.0
  * @category models
@@ -224,8 +239,8 @@ export const LspDiagnostic: typeof Diagnostics.LspDiagnostic = Diagnostics.LspDi
 export type LspDiagnostic = Diagnostics.LspDiagnostic
 
 /**
- * The answer to diagnostics: the asked file's first (by position), then related ones. Empty means clean
- * only when `incomplete` is absent.
+ * The answer to diagnostics: the asked file's own, most severe first, then by position; never a diagnostic
+ * located in another file. Empty means clean only when `incomplete` is absent.
  *
  * @since 0.1.0
  * @category models

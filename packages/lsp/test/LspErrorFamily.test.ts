@@ -19,6 +19,7 @@ const table: Record<LspError.LspErrorCode, LspErrorRead.Family> = {
   LSP_EXECUTABLE_NOT_FOUND: "LspConfigurationError",
   LSP_INVALID_PROVIDER: "LspConfigurationError",
   LSP_CONFLICT: "LspConfigurationError",
+  LSP_WORKSPACE_NOT_READY: "LspConfigurationError",
   LSP_SERVER_EXITED: "LspServerError",
   LSP_SERVER_START_FAILED: "LspServerError",
   LSP_SERVER_ERROR: "LspServerError",

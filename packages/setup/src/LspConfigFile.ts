@@ -3,7 +3,9 @@
  * working directory, else the active presets. The file is the stdio host's configuration
  * (`{ "servers": { "<id>": { "command": …, "extensionToLanguage": … } } }`), validated by `StdioConfig`;
  * a `"$schema"` key is allowed (for editors) and ignored. A file replaces the presets, it does not extend
- * them.
+ * them; but a server whose command is a preset's (`typescript-language-server`, `pyright-langserver`, …) gets that
+ * preset's settings for the fields it does not set (objects merged key by key, its own values winning), unless
+ * the file says `"presetDefaults": false`.
  *
  * @since 0.1.0
  */
@@ -12,7 +14,10 @@ import * as Path from "@effect/platform/Path"
 import { LspError } from "@lsp-seam/lsp"
 import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Executables from "./internal/executables.js"
+import * as PresetDefaults from "./internal/presetDefaults.js"
 import * as LspPresets from "./LspPresets.js"
 
 /**
@@ -30,8 +35,26 @@ export const fileName = "lsp-seam.json"
  * @category models
  */
 export type Source =
-  | { readonly _tag: "File"; readonly path: string }
+  | {
+    readonly _tag: "File"
+    readonly path: string
+    /** The preset settings given to servers whose command is a preset's, one entry per such server. */
+    readonly presetDefaults: ReadonlyArray<AppliedDefaults>
+  }
   | { readonly _tag: "Presets"; readonly detections: ReadonlyArray<LspPresets.Detection> }
+
+/**
+ * The preset settings one server of a configuration file received: from which preset, and which fields (dotted
+ * where they were merged into an object the server sets, such as `initializationOptions.tsserver`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppliedDefaults {
+  readonly serverId: string
+  readonly presetId: string
+  readonly fields: ReadonlyArray<string>
+}
 
 /**
  * A validated configuration and its origin.
@@ -98,8 +121,39 @@ const decodeWith = (json: unknown, environment: Environment) => {
       : error)
 }
 
+/** The file's own keys, `$schema` and `presetDefaults`, checked and taken out: what is left is `StdioConfig`'s. */
+const fileKeys = (json: unknown, path: string) =>
+  Effect.gen(function*() {
+    if (!Predicate.isRecord(json)) return { rest: json, presetDefaults: true }
+    const { $schema, presetDefaults, ...rest } = json
+    if ("$schema" in json && typeof $schema !== "string") {
+      return yield* LspError.invalidConfig(
+        `${path}: "$schema" must be a string (the URL or path of a JSON Schema).`,
+        { file: path }
+      )
+    }
+    if ("presetDefaults" in json && typeof presetDefaults !== "boolean") {
+      return yield* LspError.invalidConfig(
+        `${path}: "presetDefaults" must be true or false (whether servers run by a preset's command get its settings).`,
+        { file: path }
+      )
+    }
+    return { rest, presetDefaults: presetDefaults !== false }
+  })
+
+const parseFile = (text: string, path: string, environment: Environment) =>
+  Effect.gen(function*() {
+    const { presetDefaults, rest } = yield* fileKeys(yield* parseJson(text, path), path)
+    const { applied, json } = presetDefaults
+      ? PresetDefaults.apply(LspPresets.all, rest)
+      : { json: rest, applied: [] }
+    const config = yield* Effect.mapError(decodeWith(json, environment), (error) => withFile(path, error))
+    return { config, applied }
+  })
+
 /**
- * Validates the text of a configuration file; `path` names it in messages. Fails with `LSP_INVALID_CONFIG`.
+ * Validates the text of a configuration file, giving servers run by a preset's command that preset's settings
+ * for the fields they do not set; `path` names it in messages. Fails with `LSP_INVALID_CONFIG`.
  *
  * @since 0.1.0
  * @category decoding
@@ -110,22 +164,7 @@ export const parse = (
   /** Where `LSP_SEAM_MAX_MEMORY` is read, for a file without `maxMemory` (none: not read). */
   environment?: Environment
 ): Effect.Effect<StdioConfig.StdioConfig, LspError.LspError> =>
-  Effect.gen(function*() {
-    const json = yield* parseJson(text, path)
-    if (Predicate.isRecord(json) && "$schema" in json) {
-      const { $schema, ...rest } = json
-      if (typeof $schema !== "string") {
-        return yield* LspError.invalidConfig(
-          `${path}: "$schema" must be a string (the URL or path of a JSON Schema).`,
-          {
-            file: path
-          }
-        )
-      }
-      return yield* Effect.mapError(decodeWith(rest, environment), (error) => withFile(path, error))
-    }
-    return yield* Effect.mapError(decodeWith(json, environment), (error) => withFile(path, error))
-  })
+  Effect.map(parseFile(text, path, environment), ({ config }) => config)
 
 const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
@@ -141,13 +180,36 @@ const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSy
     ))
 
 const fromFile = (path: string, environment: Environment) =>
-  Effect.flatMap(readFile(path), (text) => parse(text, path, environment)).pipe(
-    Effect.map((config): Loaded => ({
-      source: { _tag: "File", path },
+  Effect.flatMap(readFile(path), (text) => parseFile(text, path, environment)).pipe(
+    Effect.map(({ applied, config }): Loaded => ({
+      source: { _tag: "File", path, presetDefaults: applied },
       config,
       input: StdioConfig.encode(config)
     }))
   )
+
+/**
+ * `loaded` with every bare command found in one of `bins` run by that file: the host looks bare names up on PATH
+ * only, and a project's own server wins over one there.
+ */
+const withProjectExecutables = (
+  loaded: Loaded,
+  bins: ReadonlyArray<string>
+): Effect.Effect<Loaded, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const servers = { ...loaded.config.servers }
+    let changed = false
+    for (const [id, server] of Object.entries(servers)) {
+      if (!Executables.isBareName(server.command)) continue
+      const found = yield* Executables.findExecutable(server.command, undefined, bins)
+      if (Option.isNone(found)) continue
+      servers[id] = { ...server, command: found.value }
+      changed = true
+    }
+    if (!changed) return loaded
+    const config = { ...loaded.config, servers }
+    return { ...loaded, config, input: StdioConfig.encode(config) }
+  })
 
 /**
  * The presets as a loaded configuration. Fails with `LSP_EXECUTABLE_NOT_FOUND` if none is active.
@@ -156,10 +218,12 @@ const fromFile = (path: string, environment: Environment) =>
  * @category loading
  */
 export const presets = (
-  environment?: Readonly<Record<string, string | undefined>>
+  environment?: Readonly<Record<string, string | undefined>>,
+  /** Where a preset's server is looked for in `node_modules/.bin` before PATH (`LspPresets.detect`). */
+  workspace?: string | undefined
 ): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
-    const detections = yield* LspPresets.detect(environment)
+    const detections = yield* LspPresets.detect(environment, workspace)
     const found = LspPresets.toConfig(detections)
     if (Object.keys(found.servers).length === 0) {
       return yield* LspError.executableNotFound(
@@ -182,10 +246,18 @@ export interface LoadOptions {
   readonly workingDirectory: string
   /** For preset detection (`PATH`) and `LSP_SEAM_MAX_MEMORY`; default `process.env`. */
   readonly environment?: Readonly<Record<string, string | undefined>> | undefined
+  /**
+   * Whether a bare command (a preset's, or one in the file) is looked for in the `node_modules/.bin` of the
+   * working directory and its ancestors, up to the top of its project, before PATH (`LspPresets.detect`); found
+   * there, the server runs that file. Default true; a host that serves many workspaces (the daemon) says false,
+   * so that no one workspace's servers serve the others.
+   */
+  readonly projectExecutables?: boolean | undefined
 }
 
 /**
- * `--config`, else `lsp-seam.json` in the working directory, else the presets. A file that is missing
+ * `--config`, else `lsp-seam.json` in the working directory, else the presets; a bare command found in the
+ * project's `node_modules/.bin` (see `projectExecutables`) runs that file. A file that is missing
  * (when named), unreadable, not JSON or not a valid configuration is `LSP_INVALID_CONFIG`.
  *
  * @since 0.1.0
@@ -198,16 +270,28 @@ export const load = (
     const path = yield* Path.Path
     const fs = yield* FileSystem.FileSystem
     const environment = options.environment ?? process.env
-    if (options.configFile !== undefined) return yield* fromFile(path.resolve(options.configFile), environment)
+    const project = options.projectExecutables !== false
+    const bins = project ? yield* Executables.projectBins(options.workingDirectory) : []
+    if (options.configFile !== undefined) {
+      return yield* withProjectExecutables(yield* fromFile(path.resolve(options.configFile), environment), bins)
+    }
     const local = path.join(path.resolve(options.workingDirectory), fileName)
     const exists = yield* fs.exists(local).pipe(Effect.orElseSucceed(() => false))
-    return exists ? yield* fromFile(local, environment) : yield* presets(environment)
+    return exists
+      ? yield* withProjectExecutables(yield* fromFile(local, environment), bins)
+      : yield* presets(environment, project ? options.workingDirectory : undefined)
   })
 
 const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknown> => {
-  const schemaProperty = {
-    type: "string",
-    description: "The JSON Schema of this file, for editors; lsp-seam ignores it."
+  const fileProperties = {
+    $schema: { type: "string", description: "The JSON Schema of this file, for editors; lsp-seam ignores it." },
+    presetDefaults: {
+      type: "boolean",
+      default: true,
+      description: "Whether a server whose command is a preset's (typescript-language-server, pyright-langserver, " +
+        "…) gets that preset's settings for the fields it does not set, objects merged key by key (its own values " +
+        "win). false: every server is exactly as written."
+    }
   }
   const ref = root.$ref
   const defs = root.$defs
@@ -217,17 +301,18 @@ const addSchemaProperty = (root: Record<string, unknown>): Record<string, unknow
     if (Predicate.isRecord(target) && Predicate.isRecord(target.properties)) {
       return {
         ...root,
-        $defs: { ...defs, [name]: { ...target, properties: { $schema: schemaProperty, ...target.properties } } }
+        $defs: { ...defs, [name]: { ...target, properties: { ...fileProperties, ...target.properties } } }
       }
     }
   }
   return Predicate.isRecord(root.properties)
-    ? { ...root, properties: { $schema: schemaProperty, ...root.properties } }
+    ? { ...root, properties: { ...fileProperties, ...root.properties } }
     : root
 }
 
 /**
- * The JSON Schema of `lsp-seam.json` (draft 7), generated from `StdioConfig` and allowing `"$schema"`.
+ * The JSON Schema of `lsp-seam.json` (draft 7), generated from `StdioConfig` and allowing `"$schema"` and
+ * `"presetDefaults"`.
  * Published as `@lsp-seam/cli/lsp-seam.schema.json`.
  *
  * @since 0.1.0

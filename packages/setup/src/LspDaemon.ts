@@ -20,7 +20,7 @@ import * as DaemonIdentity from "./internal/daemonIdentity.js"
  * @since 0.1.0
  * @category models
  */
-export type ConfigSource = DaemonIdentity.ConfigSource
+export type { ConfigSource } from "./internal/daemonIdentity.js"
 
 /**
  * Which daemon a configuration gets: the `@lsp-seam/cli` version and 16 hex digits of a SHA-256 over that
@@ -29,7 +29,7 @@ export type ConfigSource = DaemonIdentity.ConfigSource
  * @since 0.1.0
  * @category models
  */
-export type Identity = DaemonIdentity.Identity
+export type { Identity } from "./internal/daemonIdentity.js"
 
 /**
  * The command's order: `configFile`, else `lsp-seam.json` in the working directory, else the presets.
@@ -40,7 +40,7 @@ export type Identity = DaemonIdentity.Identity
 export const resolveSource: (options: {
   readonly configFile?: string | undefined
   readonly workingDirectory: string
-}) => ConfigSource = DaemonIdentity.resolveSource
+}) => DaemonIdentity.ConfigSource = DaemonIdentity.resolveSource
 
 /**
  * The identity of the daemon for a configuration, in an environment (default `process.env`), with `node:fs` and
@@ -51,9 +51,9 @@ export const resolveSource: (options: {
  * @category constructors
  */
 export const identifySync: (
-  source: ConfigSource,
+  source: DaemonIdentity.ConfigSource,
   environment?: Readonly<Record<string, string | undefined>>
-) => Identity | undefined = DaemonIdentity.identifySync
+) => DaemonIdentity.Identity | undefined = DaemonIdentity.identifySync
 
 /**
  * The file name of the daemon's socket, in `LspRemoteAddress.defaultSocketDirectory()`.
@@ -61,4 +61,4 @@ export const identifySync: (
  * @since 0.1.0
  * @category utils
  */
-export const socketName: (identity: Identity) => string = DaemonIdentity.socketName
+export const socketName: (identity: DaemonIdentity.Identity) => string = DaemonIdentity.socketName

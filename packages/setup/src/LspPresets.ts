@@ -13,7 +13,8 @@ import type { StdioConfig } from "@lsp-seam/lsp-stdio"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createRequire } from "node:module"
-import { findExecutable } from "./internal/executables.js"
+import * as NodePath from "node:path"
+import { findExecutable, isBareName, projectBins } from "./internal/executables.js"
 
 /**
  * One server's configuration as written in `lsp-seam.json`.
@@ -35,6 +36,12 @@ export interface Preset {
   /** What to install to make it active. */
   readonly install: string
   readonly server: ServerInput
+  /**
+   * The commands that run this server: file names, or path suffixes of a script (default: the file name of
+   * `server.command`). A server in a configuration file whose command is one of them (or, for a command that is
+   * Node, whose script is) gets this preset's settings for the fields it does not set (`LspConfigFile.load`).
+   */
+  readonly commands?: ReadonlyArray<string>
 }
 
 const require = createRequire(import.meta.url)
@@ -64,6 +71,8 @@ export const typescript: Preset = {
   id: "typescript",
   title: "TypeScript, JavaScript",
   install: "bundled with @lsp-seam/setup",
+  // The preset runs the CLI with this Node; a configuration file names the executable, or the script.
+  commands: ["typescript-language-server", "typescript-language-server/lib/cli.mjs"],
   server: {
     // Should the dependency be missing, a typescript-language-server on PATH is the next best thing.
     ...Option.match(typescriptServer, {
@@ -124,6 +133,7 @@ export const all: ReadonlyArray<Preset> = [
     id: "python",
     title: "Python",
     install: "npm install -g pyright (provides pyright-langserver)",
+    commands: ["pyright-langserver", "pyright/langserver.index.js"],
     server: {
       command: "pyright-langserver",
       args: ["--stdio"],
@@ -254,7 +264,20 @@ export const all: ReadonlyArray<Preset> = [
       env: { GOPROXY: "off", GOTOOLCHAIN: "local" },
       projectMarkers: ["go.mod", "go.work"],
       // A go.work above covers its modules; without one, the module's own go.mod.
-      rootMarkers: ["go.work", "go.mod"]
+      rootMarkers: ["go.work", "go.mod"],
+      // Without the module cache (or a vendor folder) gopls fails cross-file requests with go list's own words.
+      // "No package metadata" also comes from a file outside every package (build tags): its hint says both.
+      workspaceErrors: [{
+        message: "modules? ha(s|ve) errors|missing go\\.sum entry|module lookup disabled|no required module " +
+          "provides package",
+        hint: "The Go module's dependencies are not downloaded: run `go mod download` in the module (or vendor " +
+          "them with `go mod vendor`), then ask again. lsp-seam never lets gopls download them itself."
+      }, {
+        message: "no package metadata for file",
+        hint: "gopls could not load the file's package: most often the module's dependencies are not downloaded " +
+          "(run `go mod download` in the module, or `go mod vendor`, then ask again); otherwise the file belongs " +
+          "to no package of the module (its build tags, or no go.mod above it)."
+      }]
     }
   },
   {
@@ -285,19 +308,34 @@ export interface Detection {
 }
 
 /**
- * Looks up every preset's command on `PATH` (from `environment`, default `process.env`).
+ * Looks up every preset's command: with a `workspace`, first in the `node_modules/.bin` of the workspace and of
+ * its ancestors up to the top of its project (the nearest directory holding `.git`, `pnpm-workspace.yaml` or a
+ * package.json with `workspaces`; without one, the workspace's own alone), then on `PATH` (from `environment`,
+ * default `process.env`). A project's own server wins over one on `PATH`, as under `npm run` and `npx`, and is
+ * found whether or not that folder is on `PATH`: the detection's preset then runs it by its absolute path.
  *
  * @since 0.1.0
  * @category detection
  */
 export const detect = (
-  environment: Readonly<Record<string, string | undefined>> = process.env
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+  workspace?: string | undefined
 ): Effect.Effect<ReadonlyArray<Detection>, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.forEach(
-    all,
-    (preset) =>
-      Effect.map(findExecutable(preset.server.command, environment.PATH), (executable) => ({ preset, executable }))
-  )
+  Effect.gen(function*() {
+    const bins = workspace === undefined ? [] : yield* projectBins(workspace)
+    return yield* Effect.forEach(all, (preset) =>
+      Effect.map(findExecutable(preset.server.command, environment.PATH, bins), (executable) => {
+        const inProject = Option.exists(
+          executable,
+          (file) =>
+            isBareName(preset.server.command) && bins.some((bin) => file.startsWith(bin + NodePath.sep))
+        )
+        // The host looks bare names up on PATH only: a project's server goes to it by its path.
+        return inProject && Option.isSome(executable)
+          ? { preset: { ...preset, server: { ...preset.server, command: executable.value } }, executable }
+          : { preset, executable }
+      }))
+  })
 
 /**
  * The stdio configuration of the active presets.

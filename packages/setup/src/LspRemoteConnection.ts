@@ -25,13 +25,13 @@ import type * as LspRemoteTarget from "./LspRemoteTarget.js"
  * @since 0.1.0
  * @category models
  */
-export type TokenOptions = RemoteTarget.TokenOptions
+export type { TokenOptions } from "./internal/remoteTarget.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface LayerOptions extends TokenOptions {
+export interface LayerOptions extends RemoteTarget.TokenOptions {
   /** For `"auto"`: the configuration the daemon must run. */
   readonly source: LspDaemon.ConfigSource
 }
@@ -46,7 +46,7 @@ export interface LayerOptions extends TokenOptions {
  */
 export const webSocketTransport: (
   url: string,
-  options: TokenOptions
+  options: RemoteTarget.TokenOptions
 ) => Effect.Effect<LspRemoteClient.Transport, LspError.LspError> = RemoteTarget.webSocketTransport
 
 /**

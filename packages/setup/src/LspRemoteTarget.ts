@@ -15,7 +15,7 @@ import * as RemoteTarget from "./internal/remoteTarget.js"
  * @since 0.1.0
  * @category models
  */
-export type Remote = RemoteTarget.Remote
+export type { Remote } from "./internal/remoteTarget.js"
 
 /**
  * The environment variable a client reads its token from when it is given neither a token nor a token file.
@@ -32,4 +32,4 @@ export const tokenVariable: string = RemoteTarget.tokenVariable
  * @since 0.1.0
  * @category parsing
  */
-export const parse: (text: string) => Either.Either<Remote, string> = RemoteTarget.parse
+export const parse: (text: string) => Either.Either<RemoteTarget.Remote, string> = RemoteTarget.parse

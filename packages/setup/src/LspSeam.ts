@@ -127,9 +127,10 @@ export interface ClientOptions extends LayerOptions {
 }
 
 /**
- * A Promise client over `layer(options)`: `query(args, { signal })` takes the tool's raw arguments (one-based
- * positions) and resolves to `{ result, text }`; coded failures reject with the `LspError`. Call `close()`
- * to stop the servers. See `LspClient.make`.
+ * A Promise client over `layer(options)`: `query(args, { signal })` takes the tool's arguments (one-based
+ * positions, typed by the tool's input; `queryUnknown` validates untrusted ones) and resolves to
+ * `{ result, text }`; coded failures reject with the `LspError`. Call `close()` to stop the servers. See
+ * `LspClient.make`.
  *
  * @since 0.1.0
  * @category constructors

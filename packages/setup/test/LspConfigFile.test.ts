@@ -30,11 +30,11 @@ describe("LspConfigFile.load", () => {
         write(local, { servers: { local: server } })
 
         const fromFlag = yield* LspConfigFile.load({ configFile: explicit, workingDirectory: dir })
-        assert.deepStrictEqual(fromFlag.source, { _tag: "File", path: explicit })
+        assert.deepStrictEqual(fromFlag.source, { _tag: "File", path: explicit, presetDefaults: [] })
         assert.deepStrictEqual(Object.keys(fromFlag.config.servers), ["explicit"])
 
         const fromWorkspace = yield* LspConfigFile.load({ workingDirectory: dir })
-        assert.deepStrictEqual(fromWorkspace.source, { _tag: "File", path: local })
+        assert.deepStrictEqual(fromWorkspace.source, { _tag: "File", path: local, presetDefaults: [] })
         assert.deepStrictEqual(Object.keys(fromWorkspace.input.servers), ["local"])
 
         NodeFs.rmSync(local)
@@ -153,11 +153,11 @@ const RootProperties = Schema.Struct({
 
 describe("LspConfigFile.jsonSchema", () => {
   // The copy @lsp-seam/cli publishes (lsp-seam.schema.json) is generated from it; its docs test keeps it current.
-  it("is StdioConfig's schema plus a $schema property", () => {
+  it("is StdioConfig's schema plus the file's own $schema and presetDefaults properties", () => {
     const properties = (schema: unknown) =>
       Schema.decodeUnknownSync(RootProperties)(schema).$defs.StdioConfig.properties
-    assert.strictEqual(Object.keys(properties(LspConfigFile.jsonSchema))[0], "$schema")
-    const { $schema: _, ...rest } = properties(LspConfigFile.jsonSchema)
+    assert.deepStrictEqual(Object.keys(properties(LspConfigFile.jsonSchema)).slice(0, 2), ["$schema", "presetDefaults"])
+    const { $schema: _, presetDefaults: __, ...rest } = properties(LspConfigFile.jsonSchema)
     assert.deepStrictEqual(rest, properties(StdioConfig.jsonSchema))
   })
 })

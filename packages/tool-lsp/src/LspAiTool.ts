@@ -124,6 +124,6 @@ export const layer = (
       yield* Effect.context<LspService.LspService | LspSession>()
     )
     return LspToolkit.of({
-      lsp: (params) => LspToolHandler.run(params, resolved).pipe(Effect.provide(context))
+      lsp: (params) => LspToolHandler.runUnknown(params, resolved).pipe(Effect.provide(context))
     })
   }))

@@ -8,6 +8,10 @@
  * await client.close()
  * ```
  *
+ * `query` takes arguments typed by the tool's input (`LspToolInput.LspToolInputEncoded`), so a misspelt
+ * operation fails to compile; `queryUnknown` takes arguments from elsewhere (a model, a request body) as
+ * `unknown`. Both validate them and settle the same way.
+ *
  * Settled promises:
  * - success → the `LspToolOutput`;
  * - any coded failure (invalid arguments, no workspace, timeout, provider errors, a Layer that fails to
@@ -32,6 +36,7 @@ import * as Option from "effect/Option"
 import * as LspSession from "./LspSession.js"
 import * as LspToolConfig from "./LspToolConfig.js"
 import * as LspToolHandler from "./LspToolHandler.js"
+import type { LspToolInputEncoded } from "./LspToolInput.js"
 import type { LspToolOutput } from "./LspToolOutput.js"
 
 /**
@@ -64,8 +69,10 @@ export interface LspQueryOptions {
  * @category models
  */
 export interface LspClient {
-  /** Runs one `lsp` call with raw arguments, exactly as a model would send them. */
-  readonly query: (args: unknown, options?: LspQueryOptions) => Promise<LspToolOutput>
+  /** Runs one `lsp` call with arguments typed by the tool's input (one-based positions). */
+  readonly query: (input: LspToolInputEncoded, options?: LspQueryOptions) => Promise<LspToolOutput>
+  /** Runs one `lsp` call with untrusted arguments, exactly as a model would send them: validated first. */
+  readonly queryUnknown: (args: unknown, options?: LspQueryOptions) => Promise<LspToolOutput>
   /** Interrupts queries in flight and releases the runtime (stopping providers). Idempotent. */
   readonly close: () => Promise<void>
 }
@@ -99,12 +106,12 @@ export const make = (
   const inFlight = new Set<Fiber.RuntimeFiber<LspToolOutput, LspError.LspError>>()
   let closing: Promise<void> | undefined
 
-  const query = (args: unknown, queryOptions?: LspQueryOptions): Promise<LspToolOutput> => {
+  const queryUnknown = (args: unknown, queryOptions?: LspQueryOptions): Promise<LspToolOutput> => {
     if (closing !== undefined) return Promise.reject(disposed())
     const signal = queryOptions?.signal
     if (signal?.aborted === true) return Promise.reject(abortFailure(signal))
     const session = LspSession.make(queryOptions?.workingDirectory ?? options?.workingDirectory)
-    const program = LspToolHandler.run(args, config).pipe(Effect.provideService(LspSession.LspSession, session))
+    const program = LspToolHandler.runUnknown(args, config).pipe(Effect.provideService(LspSession.LspSession, session))
     return new Promise<LspToolOutput>((resolve, reject) => {
       const fiber = runtime.runFork(program)
       inFlight.add(fiber)
@@ -132,5 +139,5 @@ export const make = (
     return closing
   }
 
-  return { query, close }
+  return { query: queryUnknown, queryUnknown, close }
 }

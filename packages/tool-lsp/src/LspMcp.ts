@@ -99,7 +99,7 @@ export const addTool = (
     yield* server.addTool({
       tool: resolved.operations === LspToolConfig.defaults.operations ? tool : toolFor(resolved.operations),
       handle: (payload: unknown) =>
-        LspToolHandler.run(payload, resolved).pipe(
+        LspToolHandler.runUnknown(payload, resolved).pipe(
           Effect.provide(context),
           Effect.match({ onFailure: errorResult, onSuccess: (output) => textResult(output.text) })
         )

@@ -1,7 +1,7 @@
 /**
  * One `lsp` call, independent of any agent framework: validate the arguments, take the workspace from the
  * session, run the seam query within the time budget, render. The adapters (`LspAiTool`, `LspClient`) are
- * thin wrappers around `run`.
+ * thin wrappers around `runUnknown`.
  *
  * @since 0.1.0
  */
@@ -43,15 +43,15 @@ export const budgetedQuery = (
   Budget.within(LspService.query(request), timeoutMs, () => timedOut(timeoutMs))
 
 /**
- * Handles one call with raw (unvalidated) arguments, offering `config.operations`. Argument errors
- * (`LSP_INVALID_ARGUMENTS`, including an operation not offered) come first,
+ * Handles one call with untrusted arguments (a model's, another process's), offering `config.operations`.
+ * Argument errors (`LSP_INVALID_ARGUMENTS`, including an operation not offered) come first,
  * then a missing workspace (`LSP_WORKSPACE_REQUIRED`), both before any query; seam and provider errors pass
- * through unchanged; an exhausted budget is `LSP_TIMEOUT`.
+ * through unchanged; an exhausted budget is `LSP_TIMEOUT`. The MCP and `@effect/ai` adapters call this.
  *
  * @since 0.1.0
  * @category execution
  */
-export const run = (
+export const runUnknown = (
   args: unknown,
   config: LspToolConfig.LspToolConfig = LspToolConfig.defaults
 ): Effect.Effect<LspToolOutput.LspToolOutput, LspError.LspError, LspService.LspService | LspSession> =>
@@ -70,3 +70,16 @@ export const run = (
     // more than the rest of the span).
     Effect.withSpan("LspToolHandler.run", { captureStackTrace: false })
   )
+
+/**
+ * Handles one call with arguments typed by the tool's input, so a misspelt operation or a wrong argument fails
+ * to compile. The values are still checked as `runUnknown` checks them (an operation `config` does not offer,
+ * a blank `file_path`, a `line` below 1 fail with `LSP_INVALID_ARGUMENTS`), with the same errors after.
+ *
+ * @since 0.1.0
+ * @category execution
+ */
+export const run: (
+  input: LspToolInput.LspToolInputEncoded,
+  config?: LspToolConfig.LspToolConfig
+) => Effect.Effect<LspToolOutput.LspToolOutput, LspError.LspError, LspService.LspService | LspSession> = runUnknown

@@ -213,6 +213,17 @@ export const LspToolInput = InputSchema.LspToolInput
 export type LspToolInput = typeof LspToolInput.Type
 
 /**
+ * The arguments of one call as a program writes them: the encoded side of `LspToolInput`, one variant per
+ * operation, so a misspelt operation or an argument the operation does not take fails to compile. What
+ * `LspToolHandler.run` and `LspClient.query` take; arguments from a model or another process are `unknown`
+ * and go to `LspToolHandler.runUnknown` / `LspClient.queryUnknown`, which validate them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LspToolInputEncoded = typeof LspToolInput.Encoded
+
+/**
  * The flat object the model fills in for the offered operations — one object, whatever the operation, since
  * models handle that best: `operation`, then only the arguments some offered operation takes. An argument is
  * required when every offered operation needs it (`file_path` unless workspaceSymbol is offered, `line` when

@@ -31,7 +31,7 @@ export const noHoverInformation: string = Render.noHoverInformation
  * @since 0.1.0
  * @category models
  */
-export type RenderOptions = Render.RenderOptions
+export type { RenderOptions } from "./internal/render.js"
 
 /**
  * What the model asked, as far as rendering needs it: the path as the model gave it and whether it gave a
@@ -40,7 +40,7 @@ export type RenderOptions = Render.RenderOptions
  * @since 0.1.0
  * @category models
  */
-export type RenderRequest = Render.RenderRequest
+export type { RenderRequest } from "./internal/render.js"
 
 /**
  * The model's text for a seam result: the resolution line and the incomplete-answer lines first (so a cap

@@ -63,7 +63,7 @@ const environment = LspService.layerProvider(provider).pipe(
   Layer.merge(LspSession.layer("/w"))
 )
 
-const run = (args: Record<string, unknown>) => LspToolHandler.run({ file_path: "m.js", ...args })
+const run = (args: Record<string, unknown>) => LspToolHandler.runUnknown({ file_path: "m.js", ...args })
 
 describe("the lsp tool addressing by symbol", () => {
   it.effect("finds the symbol on the line and echoes it when no character was given", () =>

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LspClient from "../src/LspClient.js"
 
-const args = { operation: "hover", file_path: "src/a.ts", line: 1, character: 2 }
+const args = { operation: "hover", file_path: "src/a.ts", line: 1, character: 2 } as const
 const hover = LspResult.hover({ contents: "const a: number" })
 
 const setup = (script: Testing.FakeScript) => {
@@ -160,10 +160,21 @@ describe("LspClient", () => {
   it("rejects with the LspError itself for invalid arguments", async () => {
     const env = setup([Testing.succeed(hover)])
     const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
-    const error = await rejection(client.query({ ...args, operation: "rename" }))
+    const error = await rejection(client.queryUnknown({ ...args, operation: "rename" }))
     assert.isTrue(LspError.isLspError(error))
     assert.strictEqual(codeOf(error), "LSP_INVALID_ARGUMENTS")
     assert.instanceOf(error, Error)
+    await client.close()
+  })
+
+  it("query takes the tool's input type; queryUnknown takes anything and validates it", async () => {
+    const env = setup([Testing.succeed(hover)])
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
+    // @ts-expect-error a misspelt operation does not compile (still refused when run)
+    assert.strictEqual(codeOf(await rejection(client.query({ ...args, operation: "hovr" }))), "LSP_INVALID_ARGUMENTS")
+    const untrusted: unknown = JSON.parse(JSON.stringify(args))
+    assert.strictEqual((await client.queryUnknown(untrusted)).text, "const a: number")
+    assert.strictEqual(codeOf(await rejection(client.queryUnknown(42))), "LSP_INVALID_ARGUMENTS")
     await client.close()
   })
 

@@ -9,8 +9,14 @@ import * as TestClock from "effect/TestClock"
 import * as LspSession from "../src/LspSession.js"
 import * as LspToolConfig from "../src/LspToolConfig.js"
 import * as LspToolHandler from "../src/LspToolHandler.js"
+import type * as LspToolInput from "../src/LspToolInput.js"
 
-const args = { operation: "findReferences", file_path: "src/a.ts", line: 3, character: 7 }
+const args = {
+  operation: "findReferences",
+  file_path: "src/a.ts",
+  line: 3,
+  character: 7
+} satisfies LspToolInput.LspToolInputEncoded
 
 const locations = LspResult.locations([
   { uri: "file:///w/src/a.ts", range: { start: { line: 2, character: 6 }, end: { line: 2, character: 9 } } },
@@ -98,6 +104,25 @@ describe("LspToolHandler.run", () => {
       assert.deepStrictEqual(error.detail, { argument: "line" })
       assert.deepStrictEqual(yield* provider.queries, [])
     }).pipe(Effect.provide(LspSession.layerWithoutWorkspace), Effect.provide(LspService.layer)))
+
+  it.scoped("takes the tool's input type: a misspelt operation or a wrong argument fails to compile", () =>
+    Effect.gen(function*() {
+      const provider = yield* fake([Testing.succeed(locations)])
+      // The type errors below are what `npm run check` expects (tsc fails if one is no longer an error); the
+      // values are still validated when run, as runUnknown validates untrusted ones.
+      // @ts-expect-error a misspelt operation
+      const misspelt = yield* Effect.flip(LspToolHandler.run({ ...args, operation: "goToDefinitions" }))
+      assert.deepStrictEqual([misspelt.code, misspelt.detail], ["LSP_INVALID_ARGUMENTS", { argument: "operation" }])
+      // @ts-expect-error a line is a number
+      const text = yield* Effect.flip(LspToolHandler.run({ ...args, line: "3" }))
+      assert.deepStrictEqual([text.code, text.detail], ["LSP_INVALID_ARGUMENTS", { argument: "line" }])
+      // @ts-expect-error documentSymbol takes no query, workspaceSymbol does
+      LspToolHandler.run({ operation: "documentSymbol", query: "Shape" })
+      const untrusted: unknown = { ...args, operation: "goToDefinitions" }
+      const decoded = yield* Effect.flip(LspToolHandler.runUnknown(untrusted))
+      assert.deepStrictEqual([decoded.code, decoded.detail], ["LSP_INVALID_ARGUMENTS", { argument: "operation" }])
+      assert.deepStrictEqual(yield* provider.queries, [])
+    }).pipe(Effect.provide(LspSession.layer("/w")), Effect.provide(LspService.layer)))
 
   it.scoped("passes seam and provider errors through unchanged", () =>
     Effect.gen(function*() {

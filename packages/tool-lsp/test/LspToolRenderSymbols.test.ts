@@ -329,7 +329,7 @@ describe("LspToolRender diagnostics", () => {
     assert.strictEqual(LspToolRender.render(LspResult.diagnostics([], "file:///w"), roomy), "No diagnostics.")
   })
 
-  it("never calls an answer clean that is not known to be for the current text; related ones say so", () => {
+  it("never calls an answer clean that is not known to be for the current text", () => {
     const pending = LspResult.markIncomplete(LspResult.diagnostics([], "file:///w"), {
       reason: "diagnostics-pending",
       message: "The language server published no diagnostics for the file's current text within 750 ms."
@@ -338,16 +338,39 @@ describe("LspToolRender diagnostics", () => {
     assert.notInclude(text, "No diagnostics.")
     assert.include(text, "Incomplete (diagnostics-pending)")
     assert.include(text, "No diagnostics were received for the file's current text.")
-    const related = LspResult.diagnostics([{
-      uri: "file:///w/b.ts",
-      range: range(0, 0),
+  })
+
+  it("related information is rendered under its diagnostic, labelled, and not counted as a diagnostic", () => {
+    const answer = LspResult.diagnostics([{
+      uri: "file:///w/a.ts",
+      range: range(2, 6),
       severity: "error",
-      message: "Module has no exported member 'x'.",
-      related: true
+      code: "2322",
+      source: "typescript",
+      message: "Type 'string' is not assignable to type 'number'.",
+      relatedInformation: [{
+        uri: "file:///w/box.ts",
+        range: range(1, 2),
+        message: "The expected type comes from property 'size'\n  which is declared here."
+      }]
+    }, {
+      uri: "file:///w/a.ts",
+      range: range(4, 0),
+      severity: "warning",
+      message: "Unused."
     }], "file:///w")
     assert.strictEqual(
-      LspToolRender.render(related, roomy),
-      "b.ts:1:1  error  Module has no exported member 'x'.  (related)"
+      LspToolRender.render(answer, roomy),
+      [
+        "a.ts:3:7  error  Type 'string' is not assignable to type 'number'.  [typescript 2322]",
+        "  related: box.ts:2:3  The expected type comes from property 'size' which is declared here.",
+        "a.ts:5:1  warning  Unused."
+      ].join("\n")
     )
+    // The cap counts diagnostics: the first one and its related place, then the omission line.
+    const capped = LspToolRender.render(answer, { ...roomy, maxLocations: 1 })
+    assert.isTrue(capped.startsWith("a.ts:3:7  error  Type 'string'"), capped)
+    assert.include(capped, "\n  related: box.ts:2:3  ")
+    assert.notInclude(capped, "Unused.")
   })
 })

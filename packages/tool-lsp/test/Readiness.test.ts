@@ -6,7 +6,7 @@ import * as LspToolConfig from "../src/LspToolConfig.js"
 import * as LspToolHandler from "../src/LspToolHandler.js"
 import * as LspToolRender from "../src/LspToolRender.js"
 
-const args = { operation: "hover", file_path: "a.ts", line: 1, character: 1 }
+const args = { operation: "hover", file_path: "a.ts", line: 1, character: 1 } as const
 
 // A provider that answers with the milliseconds its deadline leaves it ("none" without one).
 const registerDeadlineReader = LspService.registerProvider(LspProvider.make({

@@ -143,12 +143,16 @@ const server = (
   args: ReadonlyArray<string>,
   fix: string | undefined,
   inspection: Option.Option<DoctorProbe.Inspection>,
-  skipped: boolean
+  skipped: boolean,
+  defaults: LspConfigFile.AppliedDefaults | undefined
 ): string => {
   const lines = [`${report.providerId}: ${verdict(report, inspection, skipped)}`]
   lines.push(field("command", [report.command, ...args].map(quoteArg).join(" ")))
   if (report.executable !== null) lines.push(field("executable", report.executable))
   else if (report.error?.code === "LSP_EXECUTABLE_NOT_FOUND") lines.push(field("executable", "not found"))
+  if (defaults !== undefined) {
+    lines.push(field("defaults", `from the ${defaults.presetId} preset: ${defaults.fields.join(", ")}`))
+  }
   lines.push(field("extensions", report.extensions.join(" ")))
   if (report.serverInfo !== null) {
     lines.push(
@@ -206,7 +210,10 @@ export const render = (
         loaded.config.servers[report.providerId]?.args ?? [],
         preset?.install,
         inspection,
-        skipped.includes(report.providerId)
+        skipped.includes(report.providerId),
+        loaded.source._tag === "File"
+          ? loaded.source.presetDefaults.find((applied) => applied.serverId === report.providerId)
+          : undefined
       )
     )
   }
@@ -216,7 +223,7 @@ export const render = (
     if (inactive.length > 0) {
       blocks.push(
         [
-          "inactive presets (command not found on PATH):",
+          "inactive presets (command not found in the workspace's node_modules/.bin or on PATH):",
           ...inactive.map((detection) =>
             `  ${detection.preset.id} (${detection.preset.title}): ${detection.preset.server.command}; ` +
             `install: ${detection.preset.install}`

@@ -115,7 +115,7 @@ export const program = (
       (message) => new UsageError({ message })
     )
     const workspace = NodePath.resolve(parsed.options.cwd ?? ".")
-    const output = yield* Handler.run(toolArguments).pipe(
+    const output = yield* Handler.runUnknown(toolArguments).pipe(
       Effect.provide(LspRemoteConnection.layer(remote, {
         tokenFile: parsed.options["token-file"],
         caFile: parsed.options["ca-file"],

@@ -156,7 +156,8 @@ export const runner = Command.make(
       const workingDirectory = process.cwd()
       const roots = args.root.length > 0 ? args.root.map((root) => NodePath.resolve(root)) : [workingDirectory]
       const configFile = Option.getOrUndefined(args.config)
-      const loaded = yield* LspConfigFile.load({ configFile, workingDirectory })
+      // It serves many workspaces: none of their node_modules/.bin may choose its servers.
+      const loaded = yield* LspConfigFile.load({ configFile, workingDirectory, projectExecutables: false })
       yield* Effect.scoped(Effect.gen(function*() {
         const context = yield* Layer.build(LspClusterRunner.layer({
           storage,

@@ -300,7 +300,8 @@ export const serve = Command.make(
         ? [workingDirectory]
         : undefined
       const configFile = Option.getOrUndefined(args.config)
-      const loaded = yield* LspConfigFile.load({ configFile, workingDirectory })
+      // It serves many workspaces: none of their node_modules/.bin may choose its servers.
+      const loaded = yield* LspConfigFile.load({ configFile, workingDirectory, projectExecutables: false })
       const identity = yield* LspRemoteConnection.identifyDaemon(
         LspDaemon.resolveSource({ configFile, workingDirectory })
       )

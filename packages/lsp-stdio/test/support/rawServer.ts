@@ -67,11 +67,20 @@ export const start = async (
       send({ id, method, params })
     })
   const rootUri = pathToFileURL(root).href
+  // The host's capabilities, except that pull diagnostics are not accepted by registration: `open` waits for the
+  // first pushed set as the sign that a file is analysed, and pyright pushes none to a client that pulls.
+  const pushOnly = {
+    ...clientCapabilities,
+    textDocument: {
+      ...clientCapabilities.textDocument,
+      diagnostic: { ...clientCapabilities.textDocument.diagnostic, dynamicRegistration: false }
+    }
+  }
   await request("initialize", {
     processId: process.pid,
     rootUri,
     workspaceFolders: [{ uri: rootUri, name: "raw" }],
-    capabilities: clientCapabilities,
+    capabilities: pushOnly,
     initializationOptions
   })
   send({ method: "initialized", params: {} })

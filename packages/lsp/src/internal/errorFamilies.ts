@@ -97,7 +97,8 @@ export class LspSourceError extends Schema.TaggedError<LspSourceError>("@lsp-sea
 
 /**
  * The setup is wrong, whatever the call: `LSP_INVALID_CONFIG`, `LSP_EXECUTABLE_NOT_FOUND` (a server's command
- * resolves to no executable), `LSP_INVALID_PROVIDER`, `LSP_CONFLICT` (a provider's registration).
+ * resolves to no executable), `LSP_INVALID_PROVIDER`, `LSP_CONFLICT` (a provider's registration),
+ * `LSP_WORKSPACE_NOT_READY` (the workspace's dependencies are missing for its server: the message says what to run).
  *
  * @since 0.1.0
  * @category errors

@@ -364,12 +364,14 @@ export const offIdentifierSentence = (off: LspResult.OffIdentifier): string =>
     LspResultRead.describeLine(off.line, off.identifiers)
   }.`
 
+const oneLine = (message: string) => message.trim().replace(/\s*[\r\n]+\s*/g, " ")
+
 /**
  * Diagnostics, one line each: `path:line:character  severity  message  [source code]` at the start of the
- * range, the message on one line, grouped by file (the asked file first, as the result orders them: errors
- * first), at most `maxLocations` of them, then the omission line. `No diagnostics.` when there are none and
- * the answer is known to be for the current text; an incomplete empty answer says so instead (its reason
- * line comes first), never that the file is clean.
+ * range, the message on one line, by file as the result orders them (errors first), at most `maxLocations`,
+ * then the omission line; under each, its related places (`  related: path:line:character  message`, not counted).
+ * `No diagnostics.` when there are none and the answer is known to be for the current text; an incomplete
+ * empty answer says so instead (its reason line comes first), never that the file is clean.
  *
  * @since 0.1.0
  * @category rendering
@@ -378,16 +380,19 @@ export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLoc
   if (result.diagnostics.length === 0) {
     return result.incomplete === true ? "No diagnostics were received for the file's current text." : "No diagnostics."
   }
+  const where = (uri: string, range: LspResult.LspLocation["range"]) =>
+    at(renderUri(uri, result.resolvedWorkspaceUri), range.start)
   const groups = new Map<string, Array<Entry>>()
-  for (const diagnostic of result.diagnostics) {
-    const path = renderUri(diagnostic.uri, result.resolvedWorkspaceUri)
-    const origin = [diagnostic.source, diagnostic.code].filter((part) => part !== undefined && part !== "")
-    const line = `${at(path, diagnostic.range.start)}  ${diagnostic.severity}  ${
-      diagnostic.message.trim().replace(/\s*[\r\n]+\s*/g, " ")
-    }${origin.length > 0 ? `  [${origin.join(" ")}]` : ""}${diagnostic.related === true ? "  (related)" : ""}`
-    const group = groups.get(path)
-    if (group === undefined) groups.set(path, [{ text: line, path }])
-    else group.push({ text: line, path })
+  for (const { code, message, range, relatedInformation: related = [], severity, source, uri } of result.diagnostics) {
+    const path = renderUri(uri, result.resolvedWorkspaceUri)
+    const origin = [source, code].filter((part) => part !== undefined && part !== "").join(" ")
+    const entry: Entry = {
+      text: `${where(uri, range)}  ${severity}  ${oneLine(message)}${origin === "" ? "" : `  [${origin}]`}`,
+      path,
+      more: () =>
+        related.map((place) => `  related: ${where(place.uri, place.range)}  ${oneLine(place.message)}`).join("\n")
+    }
+    groups.set(path, [...(groups.get(path) ?? []), entry])
   }
   return capped([...groups.values()].flat(), maxLocations, "diagnostic")
 }

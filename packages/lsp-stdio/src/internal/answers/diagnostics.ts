@@ -1,9 +1,11 @@
 /**
- * The diagnostics of a file's current text: pulled (`textDocument/diagnostic`) from servers that offer it,
- * otherwise the set the server pushes for the text just synced — matched by document version when the
- * server says which, else the first set published after the sync — followed by a short quiet period for
- * servers that publish in phases. A set for an older text is never given: when the wait runs out, the answer
- * holds none and is flagged `diagnostics-pending`.
+ * The diagnostics of a file's current text, and only that file's: pulled (`textDocument/diagnostic`) from
+ * servers that offer it, in their capabilities or by registering it (pyright, whose pushed sets carry the
+ * current version before its check of that version is done, so a version alone does not make them exact);
+ * otherwise the set the server pushes for the text just synced — matched by document version when the server
+ * says which, else the first set published after the sync — followed by a short quiet period for servers that
+ * publish in phases. A set for an older text is never given: when the wait runs out, the answer holds none
+ * and is flagged `diagnostics-pending`.
  */
 import { type LspError, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
@@ -15,32 +17,22 @@ import type * as ServerInstance from "../servers/serverInstance.js"
 import { advertised } from "../wire/capabilities.js"
 import { normalizeItems, normalizeReport } from "./normalizeDiagnostics.js"
 
-/** How many diagnostics of other files one answer carries at most. */
-export const maxRelated = 100
-
 const rank: Record<LspQuery.LspSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 }
 
-/** The asked file's diagnostics by severity then position, then related ones by file, severity, position. */
+/** The asked file's diagnostics at `threshold` or worse, by severity then position. */
 const ordered = (
   own: ReadonlyArray<LspResult.LspDiagnostic>,
-  related: ReadonlyArray<LspResult.LspDiagnostic>,
   threshold: LspQuery.LspSeverity
-): ReadonlyArray<LspResult.LspDiagnostic> => {
-  const keep = (d: LspResult.LspDiagnostic) => rank[d.severity] <= rank[threshold]
-  const byPosition = (a: LspResult.LspDiagnostic, b: LspResult.LspDiagnostic) =>
+): ReadonlyArray<LspResult.LspDiagnostic> =>
+  own.filter((d) => rank[d.severity] <= rank[threshold]).sort((a, b) =>
     rank[a.severity] - rank[b.severity] || a.range.start.line - b.range.start.line ||
     a.range.start.character - b.range.start.character
-  return [
-    ...own.filter(keep).sort(byPosition),
-    ...related.filter(keep).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : byPosition(a, b))).slice(
-      0,
-      maxRelated
-    )
-  ]
-}
+  )
 
 export interface Synced {
   readonly uri: string
+  /** Its language, as the server was told (a registration may cover some languages only). */
+  readonly languageId: string
   /** The document version the server now holds. */
   readonly version: number
   /** The diagnostics store's sequence when this document's text was last sent (0 if never). */
@@ -101,17 +93,19 @@ const pushed = (instance: ServerInstance.ServerInstance, synced: Synced, untilMi
  * Before a transient reopen for a diagnostics query: a server that does not version its sets may still be
  * publishing for the document's previous open (a late set, the clearing set of its close), which could not be
  * told from the new open's. So wait until it has been quiet about the document for `quietMs` since the close
- * (bounded by `untilMillis`; nothing to wait for when the document was never closed or the server versions).
+ * (bounded by `untilMillis`; nothing to wait for when the document was never closed, the server versions, or
+ * it is pulled from, which answers for the text it holds).
  */
 export const quietBeforeReopen = (
   instance: ServerInstance.ServerInstance,
-  uri: string,
+  document: { readonly uri: string; readonly languageId: string },
   quietMs: number,
   untilMillis: number
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     const store = instance.diagnostics
-    if (store.versioned() || store.lastActivity(uri) === 0) return
+    const { languageId, uri } = document
+    if (store.versioned() || store.lastActivity(uri) === 0 || pulls(instance, languageId)) return
     while (true) {
       const quietFrom = store.lastActivity(uri) + quietMs
       const now = yield* Clock.currentTimeMillis
@@ -119,6 +113,11 @@ export const quietBeforeReopen = (
       yield* nextPublication(instance, Math.min(quietFrom, untilMillis))
     }
   })
+
+/** Whether the server offers pull diagnostics for the document: advertised, or registered after the handshake. */
+const pulls = (instance: ServerInstance.ServerInstance, languageId: string) =>
+  advertised(instance.capabilities.diagnosticProvider) ||
+  instance.registrations.offers("textDocument/diagnostic", languageId)
 
 const pending = (workspaceUri: string, waitedMs: number): LspResult.LspDiagnosticsResult =>
   LspResult.markIncomplete(LspResult.diagnostics([], workspaceUri), {
@@ -129,8 +128,9 @@ const pending = (workspaceUri: string, waitedMs: number): LspResult.LspDiagnosti
   })
 
 /**
- * The diagnostics of the synced document at `threshold` or worse, with related ones of other workspace
- * files (`inWorkspace`) the server reported during this query.
+ * The diagnostics of the synced document at `threshold` or worse. Diagnostics the server reports for other
+ * files (an importer the change broke, say) are not this file's and are not listed; what a diagnostic
+ * relates to stays in its `relatedInformation`.
  */
 export const collect = (
   instance: ServerInstance.ServerInstance,
@@ -139,31 +139,25 @@ export const collect = (
     readonly threshold: LspQuery.LspSeverity
     readonly wait: DiagnosticsWait
     readonly untilMillis: number
-    readonly inWorkspace: (uri: string) => boolean
     /** The query's workspace, which the result's paths are shown relative to. */
     readonly workspaceUri: string
   }
 ): Effect.Effect<LspResult.LspDiagnosticsResult, LspError.LspError> =>
   Effect.gen(function*() {
     const workspaceUri = options.workspaceUri
-    if (advertised(instance.capabilities.diagnosticProvider)) {
+    const pull = Effect.gen(function*() {
       const raw = yield* instance.connection.request("textDocument/diagnostic", { textDocument: { uri: synced.uri } })
-      const report = yield* normalizeReport(raw, synced.uri)
-      return LspResult.diagnostics(
-        ordered(report.own, report.related.filter((d) => options.inWorkspace(d.uri)), options.threshold),
-        workspaceUri
-      )
-    }
+      return LspResult.diagnostics(ordered(yield* normalizeReport(raw, synced.uri), options.threshold), workspaceUri)
+    })
+    if (pulls(instance, synced.languageId)) return yield* pull
     const started = yield* Clock.currentTimeMillis
-    const set = yield* pushed(instance, synced, options.untilMillis, options.wait.quietMs)
-    if (set === undefined) return pending(workspaceUri, (yield* Clock.currentTimeMillis) - started)
-    const own = yield* normalizeItems(synced.uri, set.diagnostics, "", false)
-    const related: Array<LspResult.LspDiagnostic> = []
-    for (const other of instance.diagnostics.since(synced.startedAt)) {
-      if (other.uri === synced.uri || !options.inWorkspace(other.uri)) continue
-      const items = normalizeItems(other.uri, other.diagnostics, "", true)
-      // Another file's malformed set must not spoil this file's answer.
-      if (Either.isRight(items)) related.push(...items.right)
-    }
-    return LspResult.diagnostics(ordered(own, related, options.threshold), workspaceUri)
+    // A server just started may register pull diagnostics while this waits (and then push nothing): pull then.
+    const set = yield* Effect.raceFirst(
+      Effect.map(pushed(instance, synced, options.untilMillis, options.wait.quietMs), Either.left),
+      Effect.as(instance.registrations.offered("textDocument/diagnostic", synced.languageId), Either.right(pull))
+    )
+    if (Either.isRight(set)) return yield* set.right
+    if (set.left === undefined) return pending(workspaceUri, (yield* Clock.currentTimeMillis) - started)
+    const own = yield* normalizeItems(synced.uri, set.left.diagnostics, "")
+    return LspResult.diagnostics(ordered(own, options.threshold), workspaceUri)
   })

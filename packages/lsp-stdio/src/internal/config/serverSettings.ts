@@ -89,6 +89,18 @@ export const Readiness = Schema.Struct({
 export type Readiness = typeof Readiness.Type
 
 /**
+ * An error message with which a server says the workspace is not set up for it (a Go module whose dependencies
+ * are not downloaded), and what to do about it: a request failing with a matching message is
+ * `LSP_WORKSPACE_NOT_READY` with the hint, instead of the server's raw `LSP_SERVER_ERROR`.
+ */
+export const WorkspaceError = Schema.Struct({
+  message: LogPattern.annotations({ description: "a regular expression (JavaScript syntax) for the error's message" }),
+  hint: Schema.NonEmptyTrimmedString.annotations({ description: "what to do, in a sentence or two" })
+}).annotations({ identifier: "WorkspaceError", title: "an object like { \"message\": \"…\", \"hint\": \"…\" }" })
+
+export type WorkspaceError = typeof WorkspaceError.Type
+
+/**
  * A notification the client sends right after `initialized`: a server's own switch for a behaviour a client
  * opts into (yaml-language-server announces its settled configuration only to a client that sent
  * `yaml/supportSchemaSelection`).

@@ -44,8 +44,6 @@ export interface DiagnosticsStore {
   readonly observe: (method: string, params: unknown) => Effect.Effect<void>
   /** The last set published for `uri`. */
   readonly get: (uri: string) => PublishedSet | undefined
-  /** Every set published after `sequence`, oldest first. */
-  readonly since: (sequence: number) => ReadonlyArray<PublishedSet>
   /** The sequence number of the last publication so far (0 before any). */
   readonly sequence: () => number
   /** Completes at the next publication (made on demand, like readiness's). */
@@ -113,7 +111,6 @@ export const make = (clock: { readonly unsafeCurrentTimeMillis: () => number }):
   return {
     observe,
     get: (uri) => sets.get(uri),
-    since: (after) => [...sets.values()].filter((set) => set.sequence > after).sort((a, b) => a.sequence - b.sequence),
     sequence: () => sequence,
     changed,
     markSent: (uri) => {

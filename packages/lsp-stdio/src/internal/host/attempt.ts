@@ -17,7 +17,6 @@ import { MAX_TIMER_MS } from "../config/serverSettings.js"
 import * as Documents from "../documents/documents.js"
 import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
-import { isInsideUri } from "../files/workspace.js"
 import { isTransportFailure, isUnknownMethod } from "../servers/failures.js"
 import * as Readiness from "../servers/readiness.js"
 import * as ServerInstance from "../servers/serverInstance.js"
@@ -134,7 +133,13 @@ const beforeOpen = (
 ): Effect.Effect<void> =>
   query.operation !== "diagnostics" ? Effect.void : Effect.flatMap(
     Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-    (until) => Diagnostics.quietBeforeReopen(instance, uri, spec.config.diagnosticsWait.quietMs, until)
+    (until) =>
+      Diagnostics.quietBeforeReopen(
+        instance,
+        { uri, languageId: query.languageId },
+        spec.config.diagnosticsWait.quietMs,
+        until
+      )
   )
 
 /** Step 8's request(s): the diagnostics collected, or the operation asked and its answer normalised. */
@@ -150,6 +155,7 @@ const request = (
     if (query.operation === "diagnostics") {
       return yield* Diagnostics.collect(instance, {
         uri,
+        languageId: query.languageId,
         version: yield* Documents.versionOf(documentServer(target, instance), document.request),
         sentAt: instance.diagnostics.sentAt(uri),
         startedAt: document.startedAt
@@ -157,7 +163,6 @@ const request = (
         threshold: query.severity ?? "warning",
         wait: spec.config.diagnosticsWait,
         untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
-        inWorkspace: (candidate) => isInsideUri(services.path, key.workspace, candidate),
         workspaceUri: key.workspace.uri
       })
     }
@@ -215,26 +220,30 @@ const onServer = (
       ? yield* ProjectModel.lend(services, spec, instance, key.workspace, located.location)
       : undefined
     // The files the server's configuration leaves out are opened before it settles, so their loading is waited for.
-    const searched = AnswerScope.isScoped(query.operation)
+    const searched = spec.config.excludedFiles !== null && AnswerScope.isScoped(query.operation)
       ? yield* AnswerScope.open(services, spec, instance, key.root, located.location.path)
       : undefined
     // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
     const projects = spec.config.projects !== null
     // With a caller's deadline, a cross-project question answers first from the projects the server holds, then
     // opens the others' files: at the deadline the first answer is given, flagged, and the others go on loading.
-    const defer = Option.isSome(yield* FiberRef.get(LspDeadline.current)) && AnswerScope.isScoped(query.operation)
     const loading = projects && isCrossFile(query.operation)
-      ? yield* Projects.load(services, spec, instance, key.workspace, located.location, defer)
+      ? yield* Projects.load(
+        services,
+        spec,
+        instance,
+        key.workspace,
+        located.location,
+        AnswerScope.isScoped(query.operation) && Option.isSome(yield* FiberRef.get(LspDeadline.current))
+      )
       : undefined
     const unsearched = loading?.partial
-    const settle = Effect.suspend(() =>
-      instance.readiness.isSettled() ? Effect.succeed(true) : Effect.flatMap(
-        Effect.zip(Readiness.deadlineFor(spec.config.readiness), expectsProgress(target, located)),
-        ([until, progress]) => instance.readiness.awaitSettled(until, progress)
-      )
+    const settle = Effect.flatMap(
+      Effect.zip(Readiness.deadlineFor(spec.config.readiness), expectsProgress(target, located)),
+      ([until, progress]) => instance.readiness.awaitSettled(until, progress)
     )
     const whole = Effect.gen(function*() {
-      const settled = yield* settle
+      const settled = instance.readiness.isSettled() || (yield* settle)
       const asked = yield* request(target, instance, query, { request: document, startedAt })
       const result = !projects ? asked : yield* Projects.acrossProjects(
         {
@@ -255,7 +264,7 @@ const onServer = (
     })
     const deferred = loading?.deferred
     const { inProjects, settled } = deferred === undefined ? yield* whole : yield* Effect.gen(function*() {
-      const settled = yield* settle
+      const settled = instance.readiness.isSettled() || (yield* settle)
       const early = yield* Effect.flatMap(
         request(target, instance, query, { request: document, startedAt }),
         (asked) => Projects.confineTo(services, deferred.early, asked)

@@ -53,6 +53,7 @@ const ConfigFiles = Schema.Struct({
   include: Schema.optional(Schema.Array(Schema.String)),
   exclude: Schema.optional(Schema.Array(Schema.String)),
   references: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String }))),
+  extends: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
   compilerOptions: Schema.optional(Schema.Struct({
     baseUrl: Schema.optional(Schema.String),
     paths: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })),
@@ -135,6 +136,47 @@ const referenced = (services: FileServices, workspace: Workspace, directory: str
     }
   )
 
+/**
+ * The directories a config's `compilerOptions.paths` map to (their fixed parts, relative to the workspace), its
+ * own or, when it sets none, those of the configs it `extends` inside the workspace (a shared base is where
+ * monorepos keep them); each relative to the `baseUrl` of the config that sets it, or to that config's directory.
+ */
+const mappedDirectories = (
+  services: FileServices,
+  workspace: Workspace,
+  config: string,
+  parsed: Option.Option<typeof ConfigFiles.Type>,
+  depth = 0
+): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const { path } = services
+    if (Option.isNone(parsed)) return []
+    const directory = path.dirname(config) === "." ? "" : path.dirname(config)
+    const options = parsed.value.compilerOptions
+    if (options?.paths !== undefined) {
+      const base = path.join(directory, options.baseUrl ?? ".")
+      return Object.values(options.paths).flat().map((target) =>
+        path.normalize(path.join(base, fixedPrefix(path, target)))
+      )
+    }
+    const bases = parsed.value.extends === undefined ? [] : [parsed.value.extends].flat()
+    for (const base of bases) {
+      // Only a relative base inside the workspace: a package's (`@tsconfig/node20`) maps nothing of this workspace.
+      if (!base.startsWith(".") || depth >= 5) continue
+      const target = path.normalize(path.join(directory, base.endsWith(".json") ? base : `${base}.json`))
+      if (target.startsWith("..")) continue
+      const found = yield* mappedDirectories(
+        services,
+        workspace,
+        target,
+        yield* readConfig(services, workspace, target),
+        depth + 1
+      )
+      if (found.length > 0) return found
+    }
+    return []
+  })
+
 /** Surveys the workspace: its project configs (found by `markers`, then by references), each with a file to open. */
 export const survey = (
   services: FileServices,
@@ -173,10 +215,7 @@ export const survey = (
       const includes = includesOf(path, directory, parsed)
       if (includes === undefined) continue
       const options = Option.getOrUndefined(parsed)?.compilerOptions
-      const base = path.join(directory, options?.baseUrl ?? ".")
-      const mapped = Object.values(options?.paths ?? {}).flat().map((target) =>
-        path.normalize(path.join(base, fixedPrefix(path, target)))
-      )
+      const mapped = yield* mappedDirectories(services, workspace, config, parsed)
       const generated = [options?.outDir, options?.declarationDir].flatMap((dir) =>
         dir === undefined ? [] : [path.normalize(path.join(directory, dir))]
       )

@@ -21,7 +21,8 @@
  * 10. with `includeBody`, give each location or symbol its declaration's text (host/bodies), asking the
  *    documentSymbol of each file it points into as a query of its own on the same server.
  *
- * A transport failure in steps 4–8 evicts the server and is retried once on a fresh one (servers/failures).
+ * A transport failure in steps 4–8 evicts the server and is retried once on a fresh one (servers/failures). A
+ * server error its configuration's `workspaceErrors` recognise is told as the workspace's (host/workspaceErrors).
  *
  * The query's scope is passed to each step that acquires into it (`permits.hold(key, scope)`, `lease`,
  * `Documents.put`) rather than provided as the `Scope` service: providing a service is a `locally` on the
@@ -48,6 +49,7 @@ import { isCrossFile } from "../wire/capabilities.js"
 import { attempt, type Located, type Target } from "./attempt.js"
 import * as Bodies from "./bodies.js"
 import * as ProjectModel from "./projectModel.js"
+import * as WorkspaceErrors from "./workspaceErrors.js"
 
 export interface Dependencies {
   readonly services: FileServices
@@ -235,6 +237,11 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
         query.includeBody === true
       return bodies ? yield* Bodies.attach(bodyContext(target, workspace), query.operation, result) : result
     }).pipe(
+      // Only servers with rules pay for reading their failures (the hot path stays as measured).
+      (effect) =>
+        spec.config.workspaceErrors.length === 0 ?
+          effect :
+          Effect.mapError(effect, (error) => WorkspaceErrors.explain(spec.config, error)),
       // One span per query, not per message: spans cost as much as the rest of a message's handling. No
       // stack capture, which would cost more still.
       Effect.withSpan("LspStdio.query", {

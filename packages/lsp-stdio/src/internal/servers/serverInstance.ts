@@ -21,6 +21,7 @@ import * as RetainedDocuments from "../documents/retainedDocuments.js"
 import type { Workspace } from "../files/workspace.js"
 import type { ProcessWorld } from "../process/processWorld.js"
 import * as StderrTail from "../process/stderrTail.js"
+import * as Registrations from "../wire/registrations.js"
 import * as Readiness from "./readiness.js"
 
 /** A configured server after validation: its provider id, resolved executable and child environment. */
@@ -52,6 +53,8 @@ export interface ServerInstance {
   readonly retained: RetainedDocuments.RetainedSet
   /** The diagnostics the server has pushed, per document. */
   readonly diagnostics: DiagnosticsStore.DiagnosticsStore
+  /** What the server registered after the handshake (pull diagnostics, for pyright). */
+  readonly registrations: Registrations.Registrations
   /** Whether the server's startup work (progress, a quiet period) has settled. */
   readonly readiness: Readiness.ReadinessTracker
   /** What the server said about itself, when it said something well-formed. */
@@ -111,9 +114,12 @@ export const clientCapabilities = {
     callHierarchy: { dynamicRegistration: false },
     rename: { dynamicRegistration: false, prepareSupport: true },
     documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true, symbolKind: symbolKinds },
-    // Versions let a query tell a set computed for the text it synced from one for an older text.
-    publishDiagnostics: { relatedInformation: false, versionSupport: true },
-    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: true }
+    // Versions let a query tell a set computed for the text it synced from one for an older text; related
+    // information is kept with the diagnostic it explains.
+    publishDiagnostics: { relatedInformation: true, versionSupport: true },
+    // The one dynamic registration the host takes: pyright offers pull diagnostics, exact for the text it
+    // holds, only by registering them, and only to a client that says it accepts that.
+    diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false, relatedInformation: true }
   }
 } as const
 
@@ -181,7 +187,8 @@ const spawn = (spec: ServerSpec, workspace: Workspace, world: ProcessWorld) =>
 const connect = (
   spec: ServerSpec,
   { child, exitError }: Spawned,
-  onNotification: (method: string, params: unknown) => Effect.Effect<void>
+  onNotification: (method: string, params: unknown) => Effect.Effect<void>,
+  onRequest: (method: string, params: unknown) => void
 ) => {
   const { config, providerId } = spec
   const transport: JsonRpc.Transport = {
@@ -201,6 +208,7 @@ const connect = (
     configuration: config.configuration,
     cancelGrace: config.killGraceMs,
     onNotification,
+    onRequest,
     // The process usually exits right after closing its output; give it a moment to report how.
     describeEnd: exitError.pipe(
       Effect.timeoutTo({
@@ -306,11 +314,17 @@ export const start = (
     const spawned = yield* spawn(spec, workspace, world)
     const readiness = yield* Readiness.make(config.readiness)
     const diagnostics = DiagnosticsStore.make(yield* Effect.clock)
-    const connection = yield* connect(spec, spawned, (method, params) =>
-      readiness.observe(method, params).pipe(
-        Effect.zipRight(diagnostics.observe(method, params)),
-        Effect.zipRight(hooks.onNotification?.(method, params) ?? Effect.void)
-      ))
+    const registrations = Registrations.make()
+    const connection = yield* connect(
+      spec,
+      spawned,
+      (method, params) =>
+        readiness.observe(method, params).pipe(
+          Effect.zipRight(diagnostics.observe(method, params)),
+          Effect.zipRight(hooks.onNotification?.(method, params) ?? Effect.void)
+        ),
+      registrations.observe
+    )
     const state = { stopping: yield* Ref.make(false), groupGone: yield* Ref.make(false) }
     yield* watchExit(spec, world, spawned, connection, state, hooks.onCrash ?? (() => Effect.void))
     const { child, exitInfo } = spawned
@@ -342,6 +356,7 @@ export const start = (
       capabilities: initialized.capabilities,
       readiness,
       diagnostics,
+      registrations,
       retained: yield* RetainedDocuments.makeSet,
       serverInfo: Schema.decodeUnknownOption(ServerInfo)(initialized.serverInfo),
       exited: Effect.asVoid(Deferred.await(exitInfo)),

@@ -19,11 +19,16 @@ const ConfigurationParams = Schema.Struct({ items: Schema.Array(Schema.Unknown) 
 
 const isConfigurationParams = Schema.is(ConfigurationParams)
 
-/** Requests acknowledged with `null`: accepting them costs nothing and keeps servers going. */
+/**
+ * Requests acknowledged with `null`: accepting them costs nothing and keeps servers going. A diagnostics
+ * refresh asks the client to pull again; the host pulls afresh for every query anyway, and pyright exits
+ * (code 1) when the request is refused.
+ */
 const acknowledged = new Set([
   "window/workDoneProgress/create",
   "client/registerCapability",
-  "client/unregisterCapability"
+  "client/unregisterCapability",
+  "workspace/diagnostic/refresh"
 ])
 
 /**

@@ -1,8 +1,16 @@
-// The answer of diagnostics: the asked file's diagnostics and the related ones of other files. The public
-// documentation of each is in LspResult.ts.
+// The answer of diagnostics: the asked file's diagnostics, each with the related information the server
+// attached to it. The public documentation of each is in LspResult.ts.
 import * as Schema from "effect/Schema"
 import { LspRange, LspSeverity } from "../../LspQuery.js"
 import * as Annotations from "./annotations.js"
+
+export const LspRelatedInformation = Schema.Struct({
+  uri: Schema.String,
+  range: LspRange,
+  message: Schema.String
+})
+
+export type LspRelatedInformation = typeof LspRelatedInformation.Type
 
 export const LspDiagnostic = Schema.Struct({
   uri: Schema.String,
@@ -11,7 +19,7 @@ export const LspDiagnostic = Schema.Struct({
   code: Schema.optional(Schema.String),
   source: Schema.optional(Schema.String),
   message: Schema.String,
-  related: Schema.optional(Schema.Literal(true))
+  relatedInformation: Schema.optional(Schema.Array(LspRelatedInformation))
 })
 
 export type LspDiagnostic = typeof LspDiagnostic.Type
