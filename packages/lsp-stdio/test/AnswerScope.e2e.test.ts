@@ -124,6 +124,26 @@ describe("the scope of an answer", () => {
     120_000
   )
 
+  it.live(
+    "a question asked from a left-out file beyond the bound keeps that file's own uses",
+    () =>
+      Effect.gen(function*() {
+        const repository = makeRepository()
+        const result = yield* LspService.query({
+          operation: "findReferences",
+          filePath: "tests/test_more.py",
+          position: { line: 4, character: 11 },
+          workspaceRoot: repository
+        }).pipe(Effect.provide(hostLayer({ ...preset, maxFiles: 1 })))
+        const places = result.kind === "locations"
+          ? result.locations.map((l) => `${Scratch.relative(repository, l.uri)}:${l.range.start.line}`).sort()
+          : []
+        assert.includeMembers(places, ["tests/test_more.py:0", "tests/test_more.py:4"])
+        NodeFs.rmSync(repository, { recursive: true, force: true })
+      }),
+    120_000
+  )
+
   it.live("renamePreview edits the tests too", () =>
     Effect.gen(function*() {
       const repository = makeRepository()

@@ -149,13 +149,15 @@ export const open = (
 export const confine = (
   path: Path.Path,
   scope: Scope,
-  result: LspResult.LspQueryResult
+  result: LspResult.LspQueryResult,
+  /** The asked file (absolute): always searched, the server holds it for the question whatever the bound. */
+  asked?: string
 ): Effect.Effect<LspResult.LspQueryResult> =>
   Effect.gen(function*() {
     const inScope = (uri: string) =>
       Effect.map(
         Effect.option(uriToPath(uri).pipe(Effect.provideService(Path.Path, path))),
-        (file) => Option.isNone(file) || scope.includes(file.value)
+        (file) => Option.isNone(file) || file.value === asked || scope.includes(file.value)
       )
     const keep = <A>(items: ReadonlyArray<A>, uriOf: (item: A) => string) =>
       Effect.filter(items, (item) => inScope(uriOf(item)))

@@ -294,7 +294,12 @@ const onServer = (
         searched,
         flagged
       )
-    const confined = searched === undefined ? renamed : yield* AnswerScope.confine(services.path, searched, renamed)
+    const confined = searched === undefined ? renamed : yield* AnswerScope.confine(
+      services.path,
+      searched,
+      renamed,
+      located.location.path
+    )
     return settled ? confined : LspResult.markIncomplete(confined)
   })
 
