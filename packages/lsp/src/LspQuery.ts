@@ -51,18 +51,33 @@ export const LspDocumentOperation = Schema.Literal("documentSymbol")
 export type LspDocumentOperation = typeof LspDocumentOperation.Type
 
 /**
- * Every operation lsp-seam supports, and no others.
+ * The operations a provider answers: every operation but those the seam composes from them (`impact`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
-export const LspOperation = Schema.Literal(
+export const LspProviderOperation = Schema.Literal(
   ...LspPositionOperation.literals,
   ...LspDocumentOperation.literals,
   "workspaceSymbol",
   "diagnostics",
   "renamePreview"
 )
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspProviderOperation = typeof LspProviderOperation.Type
+
+/**
+ * Every operation lsp-seam supports, and no others: the providers' operations, and `impact`, which the seam
+ * answers by asking the provider several of them (see `LspImpactRequest`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LspOperation = Schema.Literal(...LspProviderOperation.literals, "impact")
 
 /**
  * @since 0.1.0
@@ -242,6 +257,60 @@ export const LspRenameRequest = Schema.Struct({
 export type LspRenameRequest = typeof LspRenameRequest.Type
 
 /**
+ * How many levels of callers `impact` follows above the declarations that use the symbol: 1 to
+ * `maxImpactDepth`; `defaultImpactDepth` when left out.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ImpactDepth = Schema.Int.pipe(Schema.between(1, 5))
+
+/**
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultImpactDepth = 2
+
+/**
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxImpactDepth = 5
+
+/**
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultImpactGroups = 40
+
+/**
+ * What a change to the symbol at a position would touch, in one question: its uses grouped by the declaration
+ * each sits in, the callers of those declarations level after level up to `depth`, and which of them are test
+ * code. The seam answers it by asking the file's provider findReferences, goToDefinition, documentSymbol and
+ * incomingCalls (see `LspImpact`); providers never receive it. `maxGroups` caps the declarations kept per level
+ * (default `defaultImpactGroups`); the answer counts what was cut. The position is given, or addressed by
+ * `symbol`, as in `LspPositionRequest`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspImpactRequest = Schema.Struct({
+  operation: Schema.Literal("impact"),
+  filePath: Schema.String,
+  position: LspPosition,
+  workspaceRoot: Schema.String,
+  symbol: Schema.optional(Schema.NonEmptyString),
+  depth: Schema.optional(ImpactDepth),
+  maxGroups: Schema.optional(Schema.Int.pipe(Schema.between(1, 500)))
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspImpactRequest = typeof LspImpactRequest.Type
+
+/**
  * A query as callers send it: the closed union of the request shapes, discriminated by `operation`.
  *
  * @since 0.1.0
@@ -252,7 +321,8 @@ export const LspQueryRequest = Schema.Union(
   LspDocumentRequest,
   LspWorkspaceSymbolRequest,
   LspDiagnosticsRequest,
-  LspRenameRequest
+  LspRenameRequest,
+  LspImpactRequest
 )
 
 /**
@@ -263,7 +333,8 @@ export type LspQueryRequest = typeof LspQueryRequest.Type
 
 /**
  * A query as a provider receives it: the request plus the language id taken from the chosen provider's
- * extension map (for a workspaceSymbol request without a file, the empty string: no file was routed).
+ * extension map (for a workspaceSymbol request without a file, the empty string: no file was routed). Every
+ * request shape but `impact`, which the seam composes.
  *
  * @since 0.1.0
  * @category models
@@ -282,15 +353,15 @@ export const LspProviderQuery = Schema.Union(
  */
 export type LspProviderQuery = typeof LspProviderQuery.Type
 
-const atPosition: ReadonlyArray<string> = [...LspPositionOperation.literals, "renamePreview"]
+const atPosition: ReadonlyArray<string> = [...LspPositionOperation.literals, "renamePreview", "impact"]
 
 /**
- * Whether a request is asked at a position: a position operation, or renamePreview.
+ * Whether a request is asked at a position: a position operation, renamePreview or impact.
  *
  * @since 0.1.0
  * @category guards
  */
 export const isPositionRequest = <A extends { readonly operation: LspOperation }>(
   request: A
-): request is Extract<A, { readonly operation: LspPositionOperation | "renamePreview" }> =>
+): request is Extract<A, { readonly operation: LspPositionOperation | "renamePreview" | "impact" }> =>
   atPosition.includes(request.operation)

@@ -13,6 +13,7 @@ import * as Body from "./internal/result/body.js"
 import * as Calls from "./internal/result/calls.js"
 import * as Diagnostics from "./internal/result/diagnostics.js"
 import * as Edits from "./internal/result/edits.js"
+import * as Impact from "./internal/result/impact.js"
 import * as Navigation from "./internal/result/navigation.js"
 import * as Symbols from "./internal/result/symbols.js"
 import type { LspOperation } from "./LspQuery.js"
@@ -302,6 +303,74 @@ export const LspEditsResult: typeof Edits.LspEditsResult = Edits.LspEditsResult
 export type LspEditsResult = Edits.LspEditsResult
 
 /**
+ * The symbol an impact answer is about: its declaration as the server's documentSymbol gives it (absent when
+ * the server gave no symbol at the definition).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspImpactTarget: typeof Impact.LspImpactTarget = Impact.LspImpactTarget
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspImpactTarget = Impact.LspImpactTarget
+
+/**
+ * A declaration an impact answer found: at `level` 0 one that holds uses of the symbol itself (a function,
+ * method, class, or a file's top level as kind `Module`, named by the file), with those uses in `uses`; at
+ * level n a caller of declarations of level n − 1, with its call sites in `uses` and the ids of the
+ * declarations it calls in `calls` (a declaration found again at a later level adds an edge, never a second
+ * node, so cycles end). `id` is its index in `nodes`; `test` (true) marks test code, by the workspace's
+ * conventions: test directories, `*.test.*`, `*.spec.*`, `*_test.go`, `test_*.py` and the like. Test code is
+ * listed, never followed further.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspImpactNode: typeof Impact.LspImpactNode = Impact.LspImpactNode
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspImpactNode = Impact.LspImpactNode
+
+/**
+ * One level of an impact answer: how many declarations it `found`, how many are `shown` as nodes, how many
+ * were `cut` by the request's `maxGroups` (neither listed nor followed), and how many of the shown are tests.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspImpactLevel: typeof Impact.LspImpactLevel = Impact.LspImpactLevel
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspImpactLevel = Impact.LspImpactLevel
+
+/**
+ * The answer to impact: `references` uses of `target` (its declaration not counted), grouped in the level-0
+ * `nodes`, and their callers level after level up to `depth`; `levels` counts each level; `testFiles` lists
+ * the files of the test nodes, the tests to run after the change. `incomplete` says what was not searched:
+ * the findReferences and incomingCalls answers' own reasons, `capped` levels, `no-call-hierarchy` (the uses
+ * are grouped, their callers not searched), `deadline`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const LspImpactResult: typeof Impact.LspImpactResult = Impact.LspImpactResult
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type LspImpactResult = Impact.LspImpactResult
+
+/**
  * The closed union of answers, discriminated by `kind`.
  *
  * @since 0.1.0
@@ -313,7 +382,8 @@ export const LspQueryResult = Schema.Union(
   LspSymbolsResult,
   LspCallsResult,
   LspDiagnosticsResult,
-  LspEditsResult
+  LspEditsResult,
+  LspImpactResult
 )
 
 /**
@@ -404,6 +474,8 @@ export const kindOf = (operation: LspOperation): LspQueryResult["kind"] => {
       return "diagnostics"
     case "renamePreview":
       return "edits"
+    case "impact":
+      return "impact"
     default:
       return "locations"
   }

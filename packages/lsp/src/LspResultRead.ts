@@ -31,6 +31,8 @@ export interface IncompleteReason {
     | "projects-not-searched"
     | "excluded-by-config"
     | "deadline"
+    | "capped"
+    | "no-call-hierarchy"
   readonly message: string
 }
 
@@ -72,8 +74,8 @@ export const incompleteReasonsOf = (
     : []
 
 /**
- * True for an answer with nothing in it: no locations, symbols, calls, diagnostics or edits, or a hover that is
- * null or blank.
+ * True for an answer with nothing in it: no locations, symbols, calls, diagnostics, edits or impact nodes, or a
+ * hover that is null or blank.
  *
  * @since 0.1.0
  * @category utils
@@ -92,6 +94,8 @@ export const isEmpty = (result: LspQueryResult): boolean => {
       return result.diagnostics.length === 0
     case "edits":
       return result.edits.length === 0 && result.resourceOperations.length === 0
+    case "impact":
+      return result.nodes.length === 0
   }
 }
 

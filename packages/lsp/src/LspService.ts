@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as Impact from "./internal/impact/walk.js"
 import { checked, formatIssue } from "./internal/providerAnswer.js"
 import * as Registry from "./internal/registry.js"
 import { searchAll } from "./internal/symbolSearch.js"
@@ -34,7 +35,8 @@ export interface LspServiceShape {
   readonly registerProvider: (provider: LspProvider) => Effect.Effect<void, LspError.LspError, Scope.Scope>
   /**
    * Routes a query to the provider of the file's final extension (`LSP_UNAVAILABLE` when none) and returns
-   * its answer. Provider failures reach the caller unchanged.
+   * its answer. Provider failures reach the caller unchanged. `impact` is answered by the seam itself, from
+   * the findReferences, goToDefinition, documentSymbol and incomingCalls answers it asks of the providers.
    */
   readonly query: (request: LspQueryRequest) => Effect.Effect<LspQueryResult, LspError.LspError>
 }
@@ -72,7 +74,7 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
 
   // No Effect.fn or withSpan here: both re-wrap failures to attach traces, and provider errors must reach the
   // caller as the very same values.
-  const query = (input: LspQueryRequest) =>
+  const query = (input: LspQueryRequest): Effect.Effect<LspQueryResult, LspError.LspError> =>
     Effect.gen(function*() {
       const request = yield* Either.mapLeft(
         decodeRequest(input),
@@ -85,6 +87,8 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
       if (request.operation === "workspaceSymbol" && request.filePath === undefined) {
         return yield* searchAll(request, Registry.providers(current))
       }
+      // Composed here from the providers' own answers, each a query of its own: providers never receive it.
+      if (request.operation === "impact") return yield* Impact.answer(request, query)
       const filePath = request.filePath ?? ""
       const extension = finalExtension(filePath)
       const route = current.routes.get(extension)

@@ -9,6 +9,11 @@ export * as LspDeadline from "./LspDeadline.js"
 export * as LspDecode from "./LspDecode.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as LspEnclosing from "./LspEnclosing.js"
+
+/**
  * @since 0.1.0
  */
 export * as LspError from "./LspError.js"

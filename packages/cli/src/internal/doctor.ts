@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import type * as DoctorProbe from "./doctorProbe.js"
 import * as MemoryReport from "./memoryReport.js"
 
-const operations = LspQuery.LspOperation.literals
+const operations = LspQuery.LspProviderOperation.literals
 
 const syncKinds: Record<number, string> = { 0: "none (0)", 1: "full (1)", 2: "incremental (2)" }
 

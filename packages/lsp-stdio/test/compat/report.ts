@@ -91,7 +91,7 @@ interface SuiteReport {
   readonly providers: ReadonlyArray<{
     readonly id: string
     readonly serverInfo: string
-    readonly operations: ReadonlyArray<LspQuery.LspOperation>
+    readonly operations: ReadonlyArray<LspQuery.LspProviderOperation>
     readonly diagnosticsMode: "pull" | "push" | null
     readonly handshakeMs: number | null
   }>
@@ -300,7 +300,7 @@ const render = (reports: ReadonlyArray<SuiteReport>, skipped: ReadonlyArray<stri
   for (const report of reports) {
     for (const provider of report.providers) {
       const warm = report.warm.filter((row) => providerOf(report.suite, row.query.file) === provider.id)
-      const cell = (op: LspQuery.LspOperation): string => {
+      const cell = (op: LspQuery.LspProviderOperation): string => {
         if (!provider.operations.includes(op)) return "unsupported"
         const rows = warm.filter((row) => row.query.operation === op)
         if (rows.length === 0) return "yes (not asked)"

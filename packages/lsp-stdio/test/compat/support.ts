@@ -90,7 +90,7 @@ const recorded = {
 }
 
 /** The operations the suites ask about, each at least once per suite: the ones `Question` can ask. */
-export const operations: ReadonlyArray<LspQuery.LspOperation> = [
+export const operations: ReadonlyArray<LspQuery.LspProviderOperation> = [
   ...LspQuery.LspPositionOperation.literals,
   ...LspQuery.LspDocumentOperation.literals,
   "workspaceSymbol"
@@ -224,7 +224,7 @@ export const workspacePlaceholder = "file:///$WORKSPACE"
  * not part of the contract and varies with history (pyright lists the files it has seen in the order it first
  * saw them). Document symbols keep the host's order, which is (document order, parents first).
  */
-export const toAnswer = (root: string, operation: LspQuery.LspOperation, result: LspResult.LspQueryResult): Answer => {
+export const toAnswer = (root: string, operation: LspQuery.LspProviderOperation, result: LspResult.LspQueryResult): Answer => {
   const expectedUri = pathToFileURL(root).href
   if (result.kind === "hover") {
     if (result.hover === null) return { hover: null }

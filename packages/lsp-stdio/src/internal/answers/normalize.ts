@@ -51,7 +51,7 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((segment) => typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`).join("")
 
 export const malformed = (
-  operation: LspQuery.LspOperation,
+  operation: LspQuery.LspProviderOperation,
   problem: string,
   where?: string
 ): LspError.LspError =>
@@ -64,7 +64,7 @@ export const malformed = (
 /** Decodes `input` with `schema`; a failure names the offending field under `where` (for example `[2]`). */
 export const decodeAt = <A, I>(
   schema: Schema.Schema<A, I>,
-  operation: LspQuery.LspOperation,
+  operation: LspQuery.LspProviderOperation,
   what: string,
   where: string,
   input: unknown
@@ -95,7 +95,7 @@ const isUri = (u: unknown): u is string => typeof u === "string" && u.length > 0
  * which a long list of references multiplies.
  */
 export const decodeLocation = (
-  operation: LspQuery.LspOperation,
+  operation: LspQuery.LspProviderOperation,
   where: string,
   entry: unknown
 ): Either.Either<LspResult.LspLocation, LspError.LspError> => {
@@ -108,7 +108,7 @@ export const decodeLocation = (
 
 /** A `LocationLink` entry as the location it points at (`targetUri`, `targetSelectionRange`), like `decodeLocation`. */
 export const decodeLocationLink = (
-  operation: LspQuery.LspOperation,
+  operation: LspQuery.LspProviderOperation,
   where: string,
   entry: unknown
 ): Either.Either<LspResult.LspLocation, LspError.LspError> => {
@@ -140,7 +140,7 @@ export const unwrap = (raw: unknown): Option.Option<unknown> =>
  */
 export const normalizeLocations = (
   raw: unknown,
-  operation: LspQuery.LspOperation
+  operation: LspQuery.LspProviderOperation
 ): Either.Either<ReadonlyArray<LspResult.LspLocation>, LspError.LspError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed(operation, "the response has no result"))

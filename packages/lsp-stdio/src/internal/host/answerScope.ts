@@ -23,7 +23,7 @@ import * as ConfiguredScope from "./configuredScope.js"
 import { relistAfterMs } from "./projectModel.js"
 
 /** The operations whose answer is searched across files, and so has a defined scope. */
-export const isScoped = (operation: LspQuery.LspOperation): boolean =>
+export const isScoped = (operation: LspQuery.LspProviderOperation): boolean =>
   operation === "findReferences" || operation === "renamePreview" || operation === "goToImplementation" ||
   operation === "incomingCalls" || operation === "workspaceSymbol"
 

@@ -51,7 +51,7 @@ export interface Located {
 const checkSupport = (
   spec: ServerInstance.ServerSpec,
   instance: ServerInstance.ServerInstance,
-  operation: LspQuery.LspOperation
+  operation: LspQuery.LspProviderOperation
 ): Effect.Effect<void, LspError.LspError> => {
   const capability = capabilityOf(operation)
   // Diagnostics are pulled where the server offers them, and otherwise waited for as it pushes them.

@@ -152,7 +152,7 @@ const withBody = <A extends { readonly uri: string }>(
  */
 export const attach = (
   context: BodyContext,
-  operation: LspQuery.LspOperation,
+  operation: LspQuery.LspProviderOperation,
   result: LspResult.LspQueryResult
 ): Effect.Effect<LspResult.LspQueryResult> => {
   switch (result.kind) {

@@ -2,17 +2,16 @@
  * Callers found from references, for a call hierarchy the server cannot give across projects (see
  * `projects.ts`): of the references in a file, those that are calls — the name called (`f(`, `f<T>(`,
  * ``f`…` ``), constructed (`new F`), applied as a decorator (`@f`) or as a JSX element (`<F`) — each attributed
- * to the innermost declaration around it (`enclosing.ts`) that the server itself prepares a call hierarchy for,
+ * to the innermost declaration around it (`LspEnclosing`, in the seam) that the server itself prepares a call hierarchy for,
  * asked on the declaration's name, else to the file (a module-level call), as the server names callers in its
  * own project.
  */
-import { type LspError, type LspQuery, type LspResult } from "@lsp-seam/lsp"
+import { type LspError, LspEnclosing, type LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import { normalizePrepared } from "../answers/normalizeCalls.js"
 import { normalizeDocumentSymbols } from "../answers/normalizeSymbols.js"
 import type * as ServerInstance from "../servers/serverInstance.js"
 import { methodOf } from "../wire/capabilities.js"
-import * as Enclosing from "./enclosing.js"
 
 /** Whether the reference at `range` on `lines` is a call of the name it covers. */
 export const isCallSite = (lines: ReadonlyArray<string>, range: LspQuery.LspRange, jsx: boolean): boolean => {
@@ -107,7 +106,7 @@ export const callersOf = (
     }
     const byCaller = new Map<string, { item: LspResult.LspCallItem; fromRanges: Array<LspQuery.LspRange> }>()
     for (const site of sites) {
-      const around = Enclosing.enclosingAll(symbols, site.start)
+      const around = LspEnclosing.enclosingAll(symbols, site.start)
       let caller: LspResult.LspCallItem | undefined
       for (const symbol of around) {
         caller = yield* itemAt(symbol)

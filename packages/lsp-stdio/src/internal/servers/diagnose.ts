@@ -33,14 +33,14 @@ export interface ServerDiagnosis {
   readonly positionEncoding: string | null
   readonly textDocumentSync: unknown
   readonly transientOpen: boolean
-  readonly operations: Readonly<Record<LspQuery.LspOperation, boolean>>
+  readonly operations: Readonly<Record<LspQuery.LspProviderOperation, boolean>>
   /** How diagnostics are had: `pull` when it offers them on request, else `push`; null when it did not start. */
   readonly diagnosticsMode: "pull" | "push" | null
 }
 
 const supported = (
-  advertisedBy: (operation: LspQuery.LspOperation) => boolean
-): Readonly<Record<LspQuery.LspOperation, boolean>> => ({
+  advertisedBy: (operation: LspQuery.LspProviderOperation) => boolean
+): Readonly<Record<LspQuery.LspProviderOperation, boolean>> => ({
   goToDefinition: advertisedBy("goToDefinition"),
   findReferences: advertisedBy("findReferences"),
   goToImplementation: advertisedBy("goToImplementation"),

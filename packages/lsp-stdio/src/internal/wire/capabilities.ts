@@ -25,7 +25,7 @@ export const operations = {
   // Preceded by textDocument/prepareRename where the server offers it (`prepareProvider`); the WorkspaceEdit
   // it answers is listed, never applied.
   renamePreview: { capability: "renameProvider", method: "textDocument/rename" }
-} as const satisfies Record<LspQuery.LspOperation, { readonly capability: string; readonly method: string }>
+} as const satisfies Record<LspQuery.LspProviderOperation, { readonly capability: string; readonly method: string }>
 
 /** The second request of the call hierarchy, per direction. */
 export const callsMethod = {
@@ -34,10 +34,10 @@ export const callsMethod = {
 } as const
 
 /** The request method of `operation` (for the call hierarchy, its prepare step). */
-export const methodOf = (operation: LspQuery.LspOperation): string => operations[operation].method
+export const methodOf = (operation: LspQuery.LspProviderOperation): string => operations[operation].method
 
 /** The server capability `operation` needs. */
-export const capabilityOf = (operation: LspQuery.LspOperation) => operations[operation].capability
+export const capabilityOf = (operation: LspQuery.LspProviderOperation) => operations[operation].capability
 
 /** A position request's parameters: the document and position, and for references the declaration always. */
 export const requestParams = (operation: LspQuery.LspPositionOperation, uri: string, position: LspQuery.LspPosition) =>
@@ -71,6 +71,6 @@ export const acceptsChanges = (sync: unknown): boolean => {
  * Operations whose answer spans files: computed without the server's project model, they may miss what other
  * files hold (see `projectModel.ts`).
  */
-export const isCrossFile = (operation: LspQuery.LspOperation): boolean =>
+export const isCrossFile = (operation: LspQuery.LspProviderOperation): boolean =>
   operation === "findReferences" || operation === "goToImplementation" || operation === "incomingCalls" ||
   operation === "outgoingCalls" || operation === "workspaceSymbol" || operation === "renamePreview"

@@ -27,7 +27,10 @@ export const Incomplete = Schema.Literal(true).annotations({
  * `exclude`, or no tsconfig.json) were more than a cross-file question opens for itself: the message names them
  * and the setting; `deadline` — a cross-project question that could not be finished within its caller's budget
  * answered with what was searched by then: the message names the projects still loading (asked again a little
- * later, the question is complete).
+ * later, the question is complete); `capped` — an impact answer kept fewer declarations at a level than it
+ * found (the request's `maxGroups`): the message says how many were cut, which were then not followed;
+ * `no-call-hierarchy` — an impact answer's server cannot answer the call hierarchy: the uses are grouped, who
+ * calls those declarations was not searched.
  */
 export const IncompleteReasonKind = Schema.Literal(
   "readiness",
@@ -36,7 +39,9 @@ export const IncompleteReasonKind = Schema.Literal(
   "diagnostics-pending",
   "projects-not-searched",
   "excluded-by-config",
-  "deadline"
+  "deadline",
+  "capped",
+  "no-call-hierarchy"
 )
 
 export type IncompleteReasonKind = typeof IncompleteReasonKind.Type

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { LspResult } from "@lsp-seam/lsp"
-import { enclosing, enclosingAll, holds } from "../src/internal/host/enclosing.js"
+import type * as LspResult from "../src/LspResult.js"
+import { enclosing, enclosingAll, holds } from "../src/LspEnclosing.js"
 
 /** A symbol as a flattened documentSymbol answer gives it: `[line, character]` pairs, a depth from the tree. */
 const symbol = (
