@@ -56,14 +56,14 @@ const byPlace = (a: Draft, b: Draft) =>
   a.selectionRange.start.line - b.selectionRange.start.line ||
   a.selectionRange.start.character - b.selectionRange.start.character
 
-const samePlace = (a: LspRange, b: LspRange) =>
-  a.start.line === b.start.line && a.start.character === b.start.character
+const samePlace = (a: LspRange, b: LspRange) => a.start.line === b.start.line && a.start.character === b.start.character
 
 /** A name the seam can resolve on a line (`symbol`): an identifier, nothing a server decorated. */
 const identifier = /^[\p{L}_$][\p{L}\p{N}_$]*$/u
 
-const isKind = <K extends LspQueryResult["kind"]>(kind: K) =>
-(result: LspQueryResult): result is Extract<LspQueryResult, { readonly kind: K }> => result.kind === kind
+const isKind =
+  <K extends LspQueryResult["kind"]>(kind: K) =>
+  (result: LspQueryResult): result is Extract<LspQueryResult, { readonly kind: K }> => result.kind === kind
 
 /** The answer of `ask`, which must be of `kind`: another kind is the provider breaking the contract. */
 const expect = <K extends LspQueryResult["kind"]>(kind: K, operation: string) =>
@@ -133,10 +133,8 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
 
     // 2. The symbol itself: its definitions (not uses), and the declaration there.
     const { definitions, target } = yield* targetOf(ask, request, asked)
-    const uses = references.locations.filter((location) =>
-      !definitions.some((definition) =>
-        definition.uri === location.uri && samePlace(definition.range, location.range)
-      )
+    const candidates = references.locations.filter((location) =>
+      !definitions.some((definition) => definition.uri === location.uri && samePlace(definition.range, location.range))
     )
 
     // 3. The uses grouped by the declaration each sits in.
@@ -144,7 +142,7 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
       const relative = Grouping.relativeTo(workspaceUri, uri)
       return relative !== undefined && isTestPath(relative)
     }
-    const files = [...new Set(uses.map((use) => use.uri))].sort()
+    const files = [...new Set(candidates.map((use) => use.uri))].sort()
     const symbolsOf = files.map((uri) =>
       ask({ operation: "documentSymbol", filePath: Grouping.pathOf(uri), workspaceRoot: request.workspaceRoot }).pipe(
         Effect.flatMap(expect("symbols", "documentSymbol")),
@@ -184,6 +182,15 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
       test: isTest(uri)
     })
     const levelZero = new Map<string, Draft>()
+    // A reference that is exactly a declaration's name declares the symbol (a C prototype, an overload, the
+    // definition where the server's goToDefinition points elsewhere): not a use.
+    const uses = candidates.filter((use) =>
+      !(declarations.get(use.uri) ?? []).some((symbol) =>
+        samePlace(symbol.selectionRange, use.range) &&
+        symbol.selectionRange.end.line === use.range.end.line &&
+        symbol.selectionRange.end.character === use.range.end.character
+      )
+    )
     for (const use of uses) {
       const group = Grouping.groupOf(declarations.get(use.uri) ?? [], use.range.start)
       const draft: Draft = group === undefined ? topLevel(use.uri, 0) : {
