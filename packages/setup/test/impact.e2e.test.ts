@@ -116,28 +116,38 @@ describe("impact with real servers, from a repository's root", () => {
       assert.strictEqual(answer.levels[0]!.tests, 2)
     }), 180_000)
 
-  it.live("Python (pyright): a method's use, its caller, and a pytest test", () =>
-    Effect.gen(function*() {
-      const root = repository("impact-py", {
-        "pyproject.toml": "[project]\nname = \"shop\"\nversion = \"0.1.0\"\n",
-        "shop/__init__.py": "",
-        "shop/price.py": "def total(items: list[int]) -> int:\n    return sum(items)\n",
-        "shop/cart.py": "from shop.price import total\n\n\nclass Cart:\n    def __init__(self) -> None:\n" +
-          "        self.items: list[int] = []\n\n    def sum(self) -> int:\n        return total(self.items)\n\n\n" +
-          "def checkout() -> int:\n    return Cart().sum()\n",
-        "tests/test_price.py": "from shop.price import total\n\n\ndef test_total() -> None:\n" +
-          "    assert total([1, 2]) == 3\n"
-      })
-      const answer = yield* impact(root, "shop/price.py", 1, "total")
-      assert.deepStrictEqual(level(root, answer, 0), [
-        "cart.py@shop/cart.py",
-        "sum@shop/cart.py",
-        "test_price.py@tests/test_price.py [test]",
-        "test_total@tests/test_price.py [test]"
-      ])
-      assert.deepStrictEqual(level(root, answer, 1), ["checkout@shop/cart.py"])
-      assert.isUndefined(answer.incomplete, JSON.stringify(answer.incompleteReasons))
-    }), 180_000)
+  it.live(
+    "Python (pyright): a method's use, its caller, a pytest test, and a test pytest.ini names",
+    () =>
+      Effect.gen(function*() {
+        const root = repository("impact-py", {
+          "pyproject.toml": "[project]\nname = \"shop\"\nversion = \"0.1.0\"\n",
+          "shop/__init__.py": "",
+          "shop/price.py": "def total(items: list[int]) -> int:\n    return sum(items)\n",
+          "shop/cart.py": "from shop.price import total\n\n\nclass Cart:\n    def __init__(self) -> None:\n" +
+            "        self.items: list[int] = []\n\n    def sum(self) -> int:\n        return total(self.items)\n\n\n" +
+            "def checkout() -> int:\n    return Cart().sum()\n",
+          "tests/test_price.py": "from shop.price import total\n\n\ndef test_total() -> None:\n" +
+            "    assert total([1, 2]) == 3\n",
+          // No convention calls this a test; the runner's configuration does.
+          "pytest.ini": "[pytest]\npython_files = test_*.py check_*.py\n",
+          "shop/check_price.py": "from shop.price import total\n\n\ndef check_total() -> None:\n" +
+            "    assert total([]) == 0\n"
+        })
+        const answer = yield* impact(root, "shop/price.py", 1, "total")
+        assert.deepStrictEqual(level(root, answer, 0), [
+          "cart.py@shop/cart.py",
+          "check_price.py@shop/check_price.py [test]",
+          "check_total@shop/check_price.py [test]",
+          "sum@shop/cart.py",
+          "test_price.py@tests/test_price.py [test]",
+          "test_total@tests/test_price.py [test]"
+        ])
+        assert.deepStrictEqual(level(root, answer, 1), ["checkout@shop/cart.py"])
+        assert.isUndefined(answer.incomplete, JSON.stringify(answer.incompleteReasons))
+      }),
+    180_000
+  )
 
   it.live.skipIf(!onPath("gopls") || !onPath("go"))(
     "Go (gopls): a method's use, its caller, a _test.go test",

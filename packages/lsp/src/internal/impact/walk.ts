@@ -96,8 +96,15 @@ const untilDeadline = <A>(
     return { done, late: Option.isNone(finished) }
   })
 
-/** The impact of the symbol at `request`'s position (see `LspQuery.LspImpactRequest`). */
-export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspImpactResult, LspError> =>
+/**
+ * The impact of the symbol at `request`'s position (see `LspQuery.LspImpactRequest`). `runnerTests`: the provider's
+ * reading of the workspace's test runner configuration, if it has one (see `LspProvider.testFiles`).
+ */
+export const answer = (
+  request: LspImpactRequest,
+  ask: Ask,
+  runnerTests?: Effect.Effect<(relativePath: string) => boolean>
+): Effect.Effect<LspImpactResult, LspError> =>
   Effect.gen(function*() {
     const depth = request.depth ?? defaultImpactDepth
     const maxGroups = request.maxGroups ?? defaultImpactGroups
@@ -138,9 +145,10 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
     )
 
     // 3. The uses grouped by the declaration each sits in.
+    const configured = runnerTests === undefined ? undefined : yield* runnerTests
     const isTest = (uri: string) => {
       const relative = Grouping.relativeTo(workspaceUri, uri)
-      return relative !== undefined && isTestPath(relative)
+      return relative !== undefined && (isTestPath(relative) || configured?.(relative) === true)
     }
     const files = [...new Set(candidates.map((use) => use.uri))].sort()
     const symbolsOf = files.map((uri) =>
