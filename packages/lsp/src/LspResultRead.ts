@@ -1,9 +1,10 @@
 /**
  * Reading an answer without its Schemas: whether it is empty, why it may be incomplete, how to describe the
  * identifiers of a line, and the field-by-field check of a plain locations or hover answer. `LspResult`,
- * `LspIdentifiers` and `LspResultCheck` publish these too. It sits above `LspResult` and imports from it nothing
- * but types (its values come from Schema-free internal modules), so that a client which must start in Node's start time (the command's remote query, see docs/decisions.md) can render
- * an answer without loading `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
+ * `LspIdentifiers` and `LspResultCheck` publish these too. It sits above `LspResult` and takes nothing but types
+ * from it (its other values come from Schema-free internal modules), so that a client which must start in Node's
+ * start time (the command's remote query, see docs/decisions.md) can render an answer without loading
+ * `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
  *
  * @since 0.1.0
  */
