@@ -6,8 +6,8 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as NodePath from "node:path"
-import * as IdleExit from "../src/internal/serve/idleExit.js"
 import * as RemoteQuery from "../src/internal/query/remoteQuery.js"
+import * as IdleExit from "../src/internal/serve/idleExit.js"
 import { parseListen } from "../src/internal/serve/serve.js"
 
 describe("--remote", () => {

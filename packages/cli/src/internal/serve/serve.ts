@@ -30,8 +30,8 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { type CliIO, stderr } from "../command/cliIO.js"
 import { UsageError } from "../command/errors.js"
-import * as IdleExit from "./idleExit.js"
 import * as MemoryReport from "../doctor/memoryReport.js"
+import * as IdleExit from "./idleExit.js"
 import * as Prewarm from "./prewarm.js"
 import {
   allowPlaintextOption,
