@@ -131,8 +131,8 @@ describe("the documentation's examples work", () => {
         yield* run(process.execPath, [tsc, "-p", NodePath.join(dir, "tsconfig.json")], dir)
 
         // Programs run where their paths (src/config.ts, src/main.ts) exist, with the project's bin on PATH as
-        // `npx` would put it (a bare `typescript-language-server`). They and the tests run side by side: most of
-        // their time is spent waiting for a language server.
+        // `npx` would put it (a bare `typescript-language-server`). One at a time: side by side they and the tests
+        // compete for the CPU with each other's language servers.
         const workspace = NodePath.join(dir, "workspace")
         NodeFs.cpSync(workspaceFixture, workspace, { recursive: true })
         const path = { PATH: `${NodePath.join(root, "node_modules", ".bin")}${NodePath.delimiter}${process.env.PATH}` }
@@ -145,8 +145,8 @@ describe("the documentation's examples work", () => {
           )
             .pipe(
               Effect.timeoutFail({
-                duration: "60 seconds",
-                onTimeout: () => new Error(`${describeExample(example)} did not end within 60 seconds`)
+                duration: "90 seconds",
+                onTimeout: () => new Error(`${describeExample(example)} did not end within 90 seconds`)
               }),
               Effect.tap((stdout) => {
                 if (example.output !== undefined) {
@@ -156,15 +156,11 @@ describe("the documentation's examples work", () => {
             )
         const tests = examples.filter((example) => example.treatment === "test")
         const vitest = NodePath.join(root, "node_modules", "vitest", "vitest.mjs")
-        const [report] = yield* Effect.all([
-          run(process.execPath, [vitest, "run", "--dir", "dist", "--reporter", "verbose"], dir),
-          Effect.forEach(examples.filter((example) => example.treatment === "run"), program, {
-            concurrency: "unbounded"
-          })
-        ], { concurrency: "unbounded" })
+        yield* Effect.forEach(examples.filter((example) => example.treatment === "run"), program)
+        const report = yield* run(process.execPath, [vitest, "run", "--dir", "dist", "--reporter", "verbose"], dir)
         for (const example of tests) assert.include(report, fileName(example).replace(/\.ts$/, ".js"))
         assert.notInclude(report, "skipped")
       }),
-    { timeout: 180_000 }
+    { timeout: 300_000 }
   )
 })
