@@ -102,7 +102,7 @@ const untilDeadline = <A>(
  */
 export const answer = (
   request: LspImpactRequest,
-  ask: Ask,
+  askProvider: Ask,
   runnerTests?: Effect.Effect<(relativePath: string) => boolean>
 ): Effect.Effect<LspImpactResult, LspError> =>
   Effect.gen(function*() {
@@ -116,9 +116,17 @@ export const answer = (
       Clock.currentTimeMillis,
       (now) => Option.map(Option.zipWith(budget, reserve, (b, r) => b - r), (usable) => usable - (now - started))
     )
+    // Each step under the deadline less the reserve, so that a provider's early answer leaves time to use it.
+    const ask: Ask = (step) =>
+      Effect.flatMap(left, (ms) =>
+        Option.isNone(ms) ? askProvider(step) : LspDeadline.within(Math.max(0, ms.value))(askProvider(step)))
     const reasons: Array<IncompleteReason> = []
     const note = (reason: IncompleteReason) => {
-      if (!reasons.some((r) => r.reason === reason.reason && r.message === reason.message)) reasons.push(reason)
+      if (
+        !reasons.some((r) =>
+          r.reason === reason.reason && r.message === reason.message
+        )
+      ) reasons.push(reason)
     }
     const noteAll = (result: { readonly incompleteReasons?: ReadonlyArray<IncompleteReason> | undefined }) =>
       (result.incompleteReasons ?? []).forEach(note)
