@@ -175,7 +175,8 @@ describe("TLS, or plaintext only when asked for", () => {
         const plaintext = yield* query(https.replace(/^https:/, "http:"))
         assert.strictEqual(plaintext.code, 1)
         assert.strictEqual(plaintext.stdout, "")
-        assert.match(plaintext.stderr, /^error\[LSP_REMOTE_UNAVAILABLE\]: /)
+        assert.match(plaintext.stderr, /^error\[LSP_REMOTE_UNAVAILABLE\]: .*the port speaks TLS.*Use (wss|https):\/\//)
+        assert.notInclude(plaintext.stderr, "Start it")
         // doctor and the Promise client take the CA too.
         const report = yield* runCli(["doctor", "--remote", https, "--token-file", tokenFile, "--ca-file", cert], {
           cwd: fake.dir
@@ -190,6 +191,37 @@ describe("TLS, or plaintext only when asked for", () => {
         yield* Effect.promise(() => client.close())
         // Only the trusted queries reached a server.
         assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "a certificate that has expired or is not valid yet: serve exits 1 before it listens",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const day = 24 * 60 * 60 * 1000
+        for (
+          const [name, from, to] of [["expired", -3 * day, -day], ["early", day, 3 * day]] as const
+        ) {
+          const { certFile, keyFile } = selfSignedCertificate(fake.runtimeDir, name, {
+            notBefore: new Date(Date.now() + from),
+            notAfter: new Date(Date.now() + to)
+          })
+          const refused = yield* runCli([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            NodePath.join(fake.runtimeDir, "token"),
+            "--tls-cert",
+            certFile,
+            "--tls-key",
+            keyFile
+          ], { cwd: fake.dir })
+          assert.strictEqual(refused.code, 1, name)
+          assert.match(refused.stderr, /error\[LSP_INVALID_CONFIG\]: The TLS certificate \(--tls-cert/, name)
+        }
       }),
     timeout
   )
