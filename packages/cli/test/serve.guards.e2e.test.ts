@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { runCli, scopedTempDir } from "./support/cli.js"
 import { alive, fakeWorkspace, processesWith, serve, startedPids, waitFor } from "./support/remote.js"
@@ -249,6 +250,18 @@ describe("TLS, or plaintext only when asked for", () => {
           { cwd: fake.dir }
         )
         assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+        // Through an address of this machine that is not loopback, the client says once that the token goes in clear.
+        const external = Object.values(NodeOs.networkInterfaces()).flat()
+          .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal)?.address
+        if (external !== undefined) {
+          const warned = yield* runCli(
+            ["query", "hover", "fake.fake:1:1", "--remote", `http://${external}:${port}`, "--token-file", tokenFile],
+            { cwd: fake.dir }
+          )
+          assert.strictEqual(warned.code, 0, warned.stderr)
+          assert.strictEqual(warned.stdout, "fake hover\n")
+          assert.strictEqual(warned.stderr.match(/the token is sent in clear to /g)?.length, 1, warned.stderr)
+        }
       }),
     timeout
   )
