@@ -41,24 +41,29 @@ export const selfSignedCertificate = (
   ChildProcess.execFileSync("openssl", [
     "req",
     "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    keyFile,
+    ...newKey(keyFile),
     "-out",
     certFile,
     "-days",
     "1",
-    "-subj",
-    "/CN=lsp-seam test",
     "-addext",
     "subjectAltName=IP:127.0.0.1,DNS:localhost"
   ], { stdio: "ignore" })
   return { keyFile, certFile, key: Fs.readFileSync(keyFile, "utf8"), cert: Fs.readFileSync(certFile, "utf8") }
 }
+
+/** `openssl req`'s arguments for a new EC P-256 key written to `keyFile`, for the test's subject. */
+const newKey = (keyFile: string): ReadonlyArray<string> => [
+  "-newkey",
+  "ec",
+  "-pkeyopt",
+  "ec_paramgen_curve:prime256v1",
+  "-nodes",
+  "-keyout",
+  keyFile,
+  "-subj",
+  "/CN=lsp-seam test"
+]
 
 /** Dates in the past or future need `openssl ca` (`req -x509` counts days from now): a one-certificate CA. */
 const datedCertificate = (
@@ -82,20 +87,7 @@ const datedCertificate = (
   )
   const asn1 = (date: Date) => date.toISOString().replace(/[-:T]/g, "").replace(/\.[0-9]+Z$/, "Z")
   const openssl = (args: ReadonlyArray<string>) => ChildProcess.execFileSync("openssl", args, { stdio: "ignore" })
-  openssl([
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    keyFile,
-    "-out",
-    request,
-    "-subj",
-    "/CN=lsp-seam test"
-  ])
+  openssl(["req", ...newKey(keyFile), "-out", request])
   openssl([
     "ca",
     "-batch",
