@@ -213,7 +213,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
   )
 
   it.scopedLive(
-    "a peer without the token gets a closed connection and not one byte, and no query of it runs",
+    "a peer without the token gets the runner's challenge and a closed connection, and no query of it runs",
     () =>
       Effect.gen(function*() {
         const directory = yield* tempDirectory("lsp-cluster-token-")

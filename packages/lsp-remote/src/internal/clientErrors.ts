@@ -113,15 +113,16 @@ const speaksTls = (host: string, port: number): Effect.Effect<boolean> =>
   )
 
 /**
- * A plaintext URL (`ws://`, `http://`) whose connection was reset or closed, not refused: when the port speaks
- * TLS, say so and name the URL to use, rather than suggesting to start a host that is running.
+ * A plaintext URL (`ws://`, `http://`) whose connection was reset (a TLS server drops the plaintext request), not
+ * refused or timed out: when the port speaks TLS, say so and name the URL to use, rather than suggesting to start
+ * a host that is running. A silent port is not probed: the caller's connect timeout has been spent already.
  */
 const withTlsHint = (where: string, error: LspError.LspError): Effect.Effect<LspError.LspError> => {
   const url = URL.canParse(where) ? new URL(where) : undefined
   const errno = error.detail?.errno
   if (
     url === undefined || (url.protocol !== "ws:" && url.protocol !== "http:") ||
-    error.code !== "LSP_REMOTE_UNAVAILABLE" || (errno !== undefined && errno !== "ECONNRESET" && errno !== "EPIPE")
+    error.code !== "LSP_REMOTE_UNAVAILABLE" || (errno !== "ECONNRESET" && errno !== "EPIPE")
   ) return Effect.succeed(error)
   const port = url.port === "" ? 80 : Number(url.port)
   return Effect.map(speaksTls(url.hostname.replace(/^\[|\]$/g, ""), port), (tls) => {
