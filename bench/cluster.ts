@@ -48,7 +48,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const budgetMs = 30_000
 
 /** A process of the compiled command, leading its own process group. */
-interface Started {
+export interface Started {
   readonly label: string
   readonly pid: number
   readonly output: () => string
@@ -123,7 +123,7 @@ const kill = (pid: number, signal: NodeJS.Signals) => {
   }
 }
 
-const startCli = async (
+export const startCli = async (
   label: string,
   args: ReadonlyArray<string>,
   cwd: string,
@@ -171,7 +171,7 @@ const startCli = async (
 }
 
 /** A TCP port nothing listens on right now. */
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = Net.createServer()
     server.once("error", reject)

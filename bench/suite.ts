@@ -9,6 +9,7 @@ import { bodiesSection, measureBodies } from "./bodies.js"
 import { clusterSection, measureCluster } from "./cluster.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { deadlineSection, measureDeadline } from "./deadline.js"
+import { failoverSection, measureFailover } from "./failover.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
@@ -45,6 +46,7 @@ const ids = [
   "bodies",
   "load",
   "cluster",
+  "failover",
   "deadline"
 ] as const
 /**
@@ -182,6 +184,10 @@ try {
   if (selected("cluster")) {
     const part = await timed("cluster", "the cluster against one host", () => measureCluster(options, log))
     sections.set("cluster", clusterSection(part, options))
+  }
+  if (selected("failover")) {
+    const part = await timed("failover", "failover after a runner's SIGKILL", () => measureFailover(options, log))
+    sections.set("failover", failoverSection(part, options))
   }
   if (selected("deadline")) {
     const part = await timed("deadline", "a cross-project question by a deadline", () => measureDeadline(options, log))

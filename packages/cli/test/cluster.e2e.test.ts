@@ -160,4 +160,27 @@ describe("lsp-seam runner and serve --cluster", () => {
       }),
     timeout
   )
+
+  it.scopedLive(
+    "a store others may write: runner and serve --cluster exit 1, --allow-writable-storage warns",
+    () =>
+      Effect.gen(function*() {
+        const { fake, secrets, storage } = yield* clusterFiles
+        const store = NodePath.join(secrets, "cluster.db")
+        NodeFs.writeFileSync(store, "")
+        NodeFs.chmodSync(store, 0o666)
+        const base = ["--storage", storage, "--listen", `127.0.0.1:${yield* freePort}`, "--root", fake.dir]
+        const refused = yield* runCli(["runner", ...base], { cwd: fake.dir })
+        assert.strictEqual(refused.code, 1, refused.stderr)
+        assert.match(refused.stderr, /error\[LSP_INVALID_CONFIG\]: Refusing the cluster storage .* world-writable/)
+        const front = yield* runCli(["serve", "--socket", NodePath.join(secrets, "s.sock"), "--cluster", storage], {
+          cwd: fake.dir
+        })
+        assert.strictEqual(front.code, 1, front.stderr)
+        assert.include(front.stderr, "--allow-writable-storage")
+        const accepted = yield* runner([...base, "--allow-writable-storage"], fake.dir)
+        assert.include(accepted.stderr(), "WARNING: --allow-writable-storage")
+      }),
+    timeout
+  )
 })

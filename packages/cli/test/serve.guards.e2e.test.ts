@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { runCli, scopedTempDir } from "./support/cli.js"
 import { alive, fakeWorkspace, processesWith, serve, startedPids, waitFor } from "./support/remote.js"
@@ -175,7 +176,8 @@ describe("TLS, or plaintext only when asked for", () => {
         const plaintext = yield* query(https.replace(/^https:/, "http:"))
         assert.strictEqual(plaintext.code, 1)
         assert.strictEqual(plaintext.stdout, "")
-        assert.match(plaintext.stderr, /^error\[LSP_REMOTE_UNAVAILABLE\]: /)
+        assert.match(plaintext.stderr, /^error\[LSP_REMOTE_UNAVAILABLE\]: .*the port speaks TLS.*Use (wss|https):\/\//)
+        assert.notInclude(plaintext.stderr, "Start it")
         // doctor and the Promise client take the CA too.
         const report = yield* runCli(["doctor", "--remote", https, "--token-file", tokenFile, "--ca-file", cert], {
           cwd: fake.dir
@@ -190,6 +192,37 @@ describe("TLS, or plaintext only when asked for", () => {
         yield* Effect.promise(() => client.close())
         // Only the trusted queries reached a server.
         assert.strictEqual(startedPids(fake.record("fake")).length, 1)
+      }),
+    timeout
+  )
+
+  it.scopedLive(
+    "a certificate that has expired or is not valid yet: serve exits 1 before it listens",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })
+        const day = 24 * 60 * 60 * 1000
+        for (
+          const [name, from, to] of [["expired", -3 * day, -day], ["early", day, 3 * day]] as const
+        ) {
+          const { certFile, keyFile } = selfSignedCertificate(fake.runtimeDir, name, {
+            notBefore: new Date(Date.now() + from),
+            notAfter: new Date(Date.now() + to)
+          })
+          const refused = yield* runCli([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            NodePath.join(fake.runtimeDir, "token"),
+            "--tls-cert",
+            certFile,
+            "--tls-key",
+            keyFile
+          ], { cwd: fake.dir })
+          assert.strictEqual(refused.code, 1, name)
+          assert.match(refused.stderr, /error\[LSP_INVALID_CONFIG\]: The TLS certificate \(--tls-cert/, name)
+        }
       }),
     timeout
   )
@@ -217,6 +250,18 @@ describe("TLS, or plaintext only when asked for", () => {
           { cwd: fake.dir }
         )
         assert.deepStrictEqual(answer, { code: 0, stdout: "fake hover\n", stderr: "" })
+        // Through an address of this machine that is not loopback, the client says once that the token goes in clear.
+        const external = Object.values(NodeOs.networkInterfaces()).flat()
+          .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal)?.address
+        if (external !== undefined) {
+          const warned = yield* runCli(
+            ["query", "hover", "fake.fake:1:1", "--remote", `http://${external}:${port}`, "--token-file", tokenFile],
+            { cwd: fake.dir }
+          )
+          assert.strictEqual(warned.code, 0, warned.stderr)
+          assert.strictEqual(warned.stdout, "fake hover\n")
+          assert.strictEqual(warned.stderr.match(/the token is sent in clear to /g)?.length, 1, warned.stderr)
+        }
       }),
     timeout
   )

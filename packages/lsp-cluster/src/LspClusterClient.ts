@@ -151,6 +151,8 @@ export interface Options {
    * certificates).
    */
   readonly tls?: { readonly ca?: string | undefined } | undefined
+  /** Accept a SQLite store that other users may write (see `LspClusterStorage.layer`); warns. */
+  readonly allowWritableStorage?: boolean | undefined
 }
 
 /**
@@ -181,5 +183,7 @@ export const layer = (options: Options): Layer.Layer<LspService.LspService | Lsp
         token: options.token,
         tls: options.tls === undefined ? undefined : { ca: options.tls.ca }
       })),
-      Layer.provide(LspClusterStorage.layer(options.storage))
+      Layer.provide(
+        LspClusterStorage.layer(options.storage, { allowWritableByOthers: options.allowWritableStorage })
+      )
     )

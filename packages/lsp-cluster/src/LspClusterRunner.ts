@@ -53,6 +53,8 @@ export interface Options extends LspClusterEntity.Options {
    * Without this or `tls` such an address is refused with `LSP_INVALID_CONFIG`.
    */
   readonly allowPlaintext?: boolean | undefined
+  /** Accept a SQLite store that other users may write (see `LspClusterStorage.layer`); warns. */
+  readonly allowWritableStorage?: boolean | undefined
 }
 
 /**
@@ -152,6 +154,8 @@ export const layer = (options: Options): Layer.Layer<LspClusterRunner, LspError.
           }
         )
       ),
-      Layer.provide(LspClusterStorage.layer(options.storage))
+      Layer.provide(
+        LspClusterStorage.layer(options.storage, { allowWritableByOthers: options.allowWritableStorage })
+      )
     )
   }))

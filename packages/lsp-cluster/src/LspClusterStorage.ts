@@ -17,6 +17,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
+import * as SqliteFile from "./internal/sqliteFile.js"
 
 /**
  * A SQLite database file, shared by every runner of the machine.
@@ -142,12 +143,16 @@ export const describe = (storage: Storage): string =>
 
 /**
  * The `SqlClient` of a storage. A database that cannot be opened is `LSP_REMOTE_UNAVAILABLE` (retry when it
- * is up).
+ * is up). A SQLite store is created 0600; one that another user may write (or its directory, or a side file)
+ * is `LSP_INVALID_CONFIG` unless `allowWritableByOthers`, which warns.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (storage: Storage): Layer.Layer<SqlClient.SqlClient, LspError.LspError> => {
+export const layer = (
+  storage: Storage,
+  options?: { readonly allowWritableByOthers?: boolean | undefined }
+): Layer.Layer<SqlClient.SqlClient, LspError.LspError> => {
   const unavailable = (cause: unknown) =>
     LspError.remoteUnavailable(
       `Cannot open the cluster storage ${describe(storage)}: ${
@@ -156,7 +161,10 @@ export const layer = (storage: Storage): Layer.Layer<SqlClient.SqlClient, LspErr
       { storage: describe(storage) }
     )
   return storage._tag === "Sqlite"
-    ? Layer.catchAll(SqliteClient.layer({ filename: storage.filename }), (cause) => Layer.fail(unavailable(cause)))
+    ? Layer.unwrapEffect(Effect.as(
+      SqliteFile.prepare(storage.filename, { allowWritableByOthers: options?.allowWritableByOthers === true }),
+      Layer.catchAll(SqliteClient.layer({ filename: storage.filename }), (cause) => Layer.fail(unavailable(cause)))
+    ))
     : Layer.catchAll(
       PgClient.layer({ url: storage.url, applicationName: "lsp-seam" }),
       (cause) => Layer.fail(unavailable(cause))

@@ -1,3 +1,4 @@
+import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as RunnerStorage from "@effect/cluster/RunnerStorage"
 import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
@@ -19,12 +20,13 @@ import * as Crypto from "node:crypto"
 import * as Net from "node:net"
 import * as NodePath from "node:path"
 import * as Tls from "node:tls"
-import { maxUnadmitted, pingRequest, preamble } from "../src/internal/transport.js"
+import { initiate, nonceLength } from "../src/internal/handshake.js"
+import { maxUnadmitted, pingRequest, probe } from "../src/internal/transport.js"
 import { config } from "./fixtures/typescriptConfig.js"
 import { descendants, freePort, startRunner, tempDirectory, waitFor, workspaces } from "./support.js"
 
 // The cluster's own socket protocol behind a token and TLS, with real runner processes: what a peer with the
-// token gets (answers), and what a peer without it gets (a closed connection, not one byte).
+// token gets (answers), and what a peer without it gets (the runner's random challenge, then a closed connection).
 
 const token = () => Redacted.make(Crypto.randomBytes(24).toString("base64url"))
 
@@ -61,19 +63,36 @@ const exchange = (
     })
   }).pipe(Effect.orDie)
 
-/** The first bytes a raw connection receives, or dies after `timeoutMs`. */
-const firstBytes = (open: () => Net.Socket, send: Uint8Array, timeoutMs: number): Effect.Effect<number> =>
-  Effect.async<number, Error>((resume) => {
-    const conn = open()
-    const timer = setTimeout(() => resume(Effect.fail(new Error("no answer"))), timeoutMs)
-    conn.on("error", (error) => resume(Effect.fail(error)))
-    conn.once("data", (chunk: Buffer) => resume(Effect.succeed(chunk.length)))
-    conn.once("connect", () => conn.write(send))
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      conn.destroy()
+/** The length of the first answer to a ping sent after proving `secret` on a raw connection (dies on failure). */
+const pingAfterHandshake = (open: () => Net.Socket, secret: Redacted.Redacted<string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const conn = yield* Effect.acquireRelease(Effect.sync(open), (conn) => Effect.sync(() => conn.destroy()))
+    conn.on("error", () => {})
+    yield* Effect.async<void>((resume) => {
+      conn.once(conn instanceof Tls.TLSSocket ? "secureConnect" : "connect", () => resume(Effect.void))
     })
-  }).pipe(Effect.orDie)
+    yield* initiate(conn, secret)
+    conn.write(pingRequest())
+    return yield* Effect.async<number>((resume) => {
+      conn.once("data", (chunk: Buffer) => resume(Effect.succeed(chunk.length)))
+    })
+  })).pipe(Effect.timeout("10 seconds"), Effect.orDie)
+
+/** A listener on loopback handing each connection to `onConnection`; its port. Closed with the scope. */
+const listener = (onConnection: (conn: Net.Socket) => void) =>
+  Effect.acquireRelease(
+    Effect.async<Net.Server>((resume) => {
+      const server = Net.createServer((conn) => {
+        conn.on("error", () => {})
+        onConnection(conn)
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+  ).pipe(Effect.map((server) => {
+    const address = server.address()
+    return typeof address === "object" && address !== null ? address.port : 0
+  }))
 
 /** Starts a runner that must not join: it exits, and says which runners refused it. */
 const refusedRunner = (options: Parameters<typeof startRunner>[0]) =>
@@ -161,16 +180,13 @@ describe("the cluster's protocol behind a token and TLS", () => {
         const [host, port] = [first.address.split(":")[0]!, Number(first.address.split(":")[1])]
         const plain = yield* exchange(
           () => Net.connect({ host, port }),
-          concat(preamble(secret), pingRequest()),
+          concat(Crypto.randomBytes(2 * nonceLength), pingRequest()),
           10_000
         )
         assert.strictEqual(plain.received, 0)
-        const wrong = yield* exchange(
-          () => Tls.connect({ host, port, ca: certificate.cert }),
-          concat(preamble(token()), pingRequest()),
-          10_000
-        )
-        assert.strictEqual(wrong.received, 0)
+        assert.isAbove(yield* pingAfterHandshake(() => Tls.connect({ host, port, ca: certificate.cert }), secret), 0)
+        const wrong = yield* Effect.flip(initiate(Tls.connect({ host, port, ca: certificate.cert }), token()))
+        assert.include(wrong.message, "closed during the handshake")
         yield* waitFor("the refusal to be logged", () => first.output().includes("refused a connection"), 5_000)
         // Stalled handshakes (TCP connections that never say hello) count against the same cap as stalled tokens:
         // one past it closes the oldest at once, long before its 10 s to complete the handshake.
@@ -197,7 +213,7 @@ describe("the cluster's protocol behind a token and TLS", () => {
   )
 
   it.scopedLive(
-    "a peer without the token gets a closed connection and not one byte, and no query of it runs",
+    "a peer without the token gets the runner's challenge and a closed connection, and no query of it runs",
     () =>
       Effect.gen(function*() {
         const directory = yield* tempDirectory("lsp-cluster-token-")
@@ -214,18 +230,20 @@ describe("the cluster's protocol behind a token and TLS", () => {
         const [host, port] = [runner.address.split(":")[0]!, Number(runner.address.split(":")[1])]
         const dial = () => Net.connect({ host, port })
         // With the token, the runner's protocol answers a ping: the request below is well formed.
-        assert.isAbove(yield* firstBytes(dial, concat(preamble(secret), pingRequest()), 10_000), 0)
-        // Without it (nothing, garbage, the protocol itself, a wrong token), the connection closes silently.
+        assert.isAbove(yield* pingAfterHandshake(dial, secret), 0)
+        // Without it (garbage, the protocol itself), the runner sends its challenge and closes: nothing else.
         for (
           const [what, bytes] of [
             ["garbage", Crypto.randomBytes(64)],
-            ["a request without a token", concat(pingRequest(), Buffer.alloc(32))],
-            ["a wrong token", concat(preamble(token()), pingRequest())]
+            ["a request without a token", concat(pingRequest(), Buffer.alloc(64))]
           ] as const
         ) {
           const refused = yield* exchange(dial, bytes, 15_000)
-          assert.strictEqual(refused.received, 0, what)
+          assert.strictEqual(refused.received, nonceLength, what)
         }
+        // A wrong token fails the handshake: the runner closes before proving its own.
+        const wrongToken = yield* Effect.flip(initiate(Net.connect({ host, port }), token()))
+        assert.include(wrongToken.message, "closed during the handshake")
         // Stalled connections (nothing sent) cannot hold the runner: one past the cap closes the oldest at once,
         // long before its 10 s to present a token.
         assert.isBelow(yield* oldestClosedPastCap(dial), 5_000)
@@ -255,6 +273,55 @@ describe("the cluster's protocol behind a token and TLS", () => {
         assert.strictEqual((yield* member.query(hover(workspace!))).kind, "hover")
       }),
     120_000
+  )
+
+  it.scopedLive(
+    "a recorded handshake cannot be replayed, and a runner without the token learns nothing of a client",
+    () =>
+      Effect.gen(function*() {
+        const directory = yield* tempDirectory("lsp-cluster-replay-")
+        const root = NodePath.join(directory, "root")
+        workspaces(root, 1)
+        const secret = token()
+        const runner = yield* startRunner({
+          storage: `sqlite:${NodePath.join(directory, "cluster.db")}`,
+          port: yield* freePort,
+          root,
+          extra: [`--token=${Redacted.value(secret)}`]
+        })
+        const [host, port] = [runner.address.split(":")[0]!, Number(runner.address.split(":")[1])]
+        // A wiretap on a plaintext cluster: a relay that records what a genuine client sends the runner.
+        const recorded: Array<Buffer> = []
+        const relay = yield* listener((conn) => {
+          const upstream = Net.connect({ host, port })
+          upstream.on("error", () => conn.destroy())
+          conn.on("data", (chunk: Buffer) => {
+            recorded.push(chunk)
+            upstream.write(chunk)
+          })
+          upstream.pipe(conn)
+          conn.once("close", () => upstream.destroy())
+        })
+        const security = { token: secret, tls: undefined }
+        assert.strictEqual(yield* probe(RunnerAddress.make("127.0.0.1", relay), security), "admitted")
+        assert.isAbove(recorded.length, 0)
+        // Those bytes, sent again on a new connection, get no answer of the protocol: only a fresh challenge.
+        const replayed = yield* exchange(() => Net.connect({ host, port }), Buffer.concat(recorded), 15_000)
+        assert.isAtMost(replayed.received, nonceLength)
+        yield* waitFor("the replay to be refused", () =>
+          /refused a connection .*a wrong token/.test(runner.output()), 5_000)
+        // A listener that does not hold the token (say, an address forged into the storage) gets from a client
+        // its challenge and one proof bound to its own nonce, never a request: the client waits for its proof.
+        const received: Array<Buffer> = []
+        const impostor = yield* listener((conn) => {
+          conn.on("data", (chunk: Buffer) =>
+            received.push(chunk))
+          conn.write(Crypto.randomBytes(64))
+        })
+        assert.strictEqual(yield* probe(RunnerAddress.make("127.0.0.1", impostor), security), "refused")
+        assert.isAtMost(Buffer.concat(received).length, 2 * nonceLength)
+      }),
+    60_000
   )
 
   it.effect("a runner refuses an address other machines reach without a token, or without TLS unless told", () =>

@@ -175,19 +175,40 @@ const ownedSocket = (socket: Socket.Socket, path: string): Socket.Socket => {
   })
 }
 
+/** The hosts already warned about: once per process, though a client reconnects and clients may share a host. */
+const warnedInClear = new Set<string>()
+
+/** A token about to cross the network unencrypted (`ws://` to a host other than loopback) is said once. */
+const warnTokenInClear = (url: string): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined
+    if (
+      parsed === undefined || (parsed.protocol !== "ws:" && parsed.protocol !== "http:") ||
+      LspRemoteAddress.isLoopback(parsed.hostname) || warnedInClear.has(parsed.host)
+    ) return Effect.void
+    warnedInClear.add(parsed.host)
+    return Effect.logWarning(
+      `lsp-seam: WARNING: the token is sent in clear to ${parsed.host} (${parsed.protocol}//, not loopback): ` +
+        "anyone on the network path can read it and use it. Serve the host with --tls-cert and use wss:// (https://)."
+    )
+  })
+
 const openSocket = (transport: Transport, connectTimeoutMs: number): Effect.Effect<Socket.Socket> =>
   transport._tag === "Socket"
     ? Effect.map(
       Effect.orDie(NodeSocket.makeNet({ path: transport.path, openTimeout: Duration.millis(connectTimeoutMs) })),
       (socket) => ownedSocket(socket, transport.path)
     )
-    : Socket.makeWebSocket(transport.url, {
-      openTimeout: Duration.millis(connectTimeoutMs),
-      protocols: [
-        LspRemoteAuth.subprotocol,
-        `${LspRemoteAuth.bearerSubprotocolPrefix}${Redacted.value(transport.token)}`
-      ]
-    }).pipe(Effect.provideService(Socket.WebSocketConstructor, WebSocketClient.constructor(transport.ca)))
+    : Effect.zipRight(
+      warnTokenInClear(transport.url),
+      Socket.makeWebSocket(transport.url, {
+        openTimeout: Duration.millis(connectTimeoutMs),
+        protocols: [
+          LspRemoteAuth.subprotocol,
+          `${LspRemoteAuth.bearerSubprotocolPrefix}${Redacted.value(transport.token)}`
+        ]
+      })
+    ).pipe(Effect.provideService(Socket.WebSocketConstructor, WebSocketClient.constructor(transport.ca)))
 
 const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
 

@@ -24,6 +24,7 @@ import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as Http from "node:http"
 import * as Path from "node:path"
+import * as CertificateValidity from "./internal/certificateValidity.js"
 import { guardServer } from "./internal/frameGuard.js"
 import * as ServedRoots from "./internal/servedRoots.js"
 import * as SocketFile from "./internal/socketFile.js"
@@ -398,6 +399,7 @@ export const layerHttp = (
           { address: `${host}:${options.port}` }
         )
       }
+      if (options.tls !== undefined) yield* CertificateValidity.check(options.tls.cert, "--tls-cert")
       const handshakeTimeoutMs = yield* positive(
         "handshakeTimeoutMs",
         options.handshakeTimeoutMs ?? defaultHandshakeTimeoutMs

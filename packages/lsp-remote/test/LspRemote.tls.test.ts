@@ -91,7 +91,11 @@ describe("LspRemote over TLS", () => {
         transport: LspRemoteClient.webSocket(`ws://127.0.0.1:${port}/lsp-seam`, token),
         connectTimeoutMs: 1_000
       })
-      assert.strictEqual(yield* codeOf(plain.query(request("src/a.ts"))), "LSP_REMOTE_UNAVAILABLE")
+      const plainError = yield* Effect.flip(plain.query(request("src/a.ts")))
+      assert.strictEqual(plainError.code, "LSP_REMOTE_UNAVAILABLE")
+      // Not "Start it": something listens there, and it speaks TLS.
+      assert.match(plainError.message, /speaks TLS.*wss:\/\/127\.0\.0\.1:[0-9]+\/lsp-seam/)
+      assert.notInclude(plainError.message, "Start it")
       const host = yield* makeHost
       const { port: plainPort } = yield* serveHttp(host.context)
       const secure = yield* LspRemoteClient.make({
@@ -100,6 +104,27 @@ describe("LspRemote over TLS", () => {
       const error = yield* Effect.flip(secure.query(request("src/a.ts")))
       assert.strictEqual(error.code, "LSP_REMOTE_UNAVAILABLE")
       assert.match(error.message, /does not speak TLS/)
+    }))
+
+  it.scopedLive("a certificate that has expired, or is not valid yet, is refused at start", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const day = 24 * 60 * 60 * 1000
+      const now = Date.now()
+      for (
+        const [name, notBefore, notAfter, said] of [
+          ["expired", now - 3 * day, now - day, /expired on .*Renew it/],
+          ["early", now + day, now + 3 * day, /not valid until .*clock/]
+        ] as const
+      ) {
+        const certificate = selfSignedCertificate(dir, name, {
+          notBefore: new Date(notBefore),
+          notAfter: new Date(notAfter)
+        })
+        const refused = yield* Effect.flip(serveTls(certificate))
+        assert.strictEqual(refused.code, "LSP_INVALID_CONFIG", name)
+        assert.match(refused.message, said)
+      }
     }))
 
   it.scopedLive("an address other machines reach needs TLS or allowPlaintext", () =>

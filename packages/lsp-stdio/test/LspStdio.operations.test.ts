@@ -442,6 +442,19 @@ describe("LspStdio: workspaceSymbol", () => {
       assert.deepStrictEqual(result.incompleteReasons?.map((r) => r.reason), ["provider-failed"])
       assert.include(result.incompleteReasons?.[0]?.message ?? "", "LSP_MALFORMED_RESPONSE")
     }))
+
+  it.scopedLive("a server that fails while the others find nothing fails the search, not an empty answer", () =>
+    Effect.gen(function*() {
+      const { query } = yield* setup((id, uri) => ({
+        "workspace/symbol": (request) =>
+          id === "one" ? Effect.succeed(Testing.result([])) : answering(id, uri)["workspace/symbol"]!(request)
+      }), {
+        servers: [["one", ".one"], ["broken", ".broken"]],
+        files: { "a.one": "a\n", "b.broken": "b\n" }
+      })
+      const failed = yield* Effect.flip(query({ operation: "workspaceSymbol", query: "sym" }))
+      assert.strictEqual(failed.code, "LSP_MALFORMED_RESPONSE")
+    }))
 })
 
 describe("LspStdio: renamePreview", () => {

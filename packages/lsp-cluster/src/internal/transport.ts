@@ -1,8 +1,8 @@
 /**
  * The socket transport between the runners and clients of an lsp-seam cluster, in place of
  * @effect/platform-node's plain `NodeClusterSocket`: the same RPC protocol (msgpack over a stream), over TCP or
- * TLS, and with a token, which the connecting side sends first. A runner reads it before the protocol sees a
- * byte: a peer without the cluster's token gets no byte back, only a closed connection.
+ * TLS, and with a token, which both sides prove to each other (`handshake.ts`) before the protocol sees a byte: a
+ * peer without the cluster's token gets nothing of the protocol, only a random challenge and a closed connection.
  */
 import type * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as Runners from "@effect/cluster/Runners"
@@ -18,11 +18,11 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Crypto from "node:crypto"
 import * as Net from "node:net"
 import * as Tls from "node:tls"
+import * as Handshake from "./handshake.js"
 
 /** What a runner's listener and every connection of the cluster need to agree on. */
 export interface Security {
@@ -32,19 +32,8 @@ export interface Security {
   readonly tls: { readonly ca: string | undefined } | undefined
 }
 
-/** The length of the token preamble: a SHA-256 digest. */
-const preambleLength = 32
-
-/**
- * What the connecting side sends first: a digest of the token rather than the token, so the preamble has a
- * fixed length (a runner reads exactly that many bytes, whatever the peer sends) and compares in constant time.
- * The label keeps the digest apart from the token's uses elsewhere.
- */
-export const preamble = (token: Redacted.Redacted<string>): Buffer =>
-  Crypto.createHash("sha256").update("lsp-seam.cluster.v1\n", "utf8").update(Redacted.value(token), "utf8").digest()
-
-/** How long a connection may take to present its token (and, with TLS, to complete its handshake). */
-const handshakeTimeout = Duration.seconds(10)
+/** How long a connection may take to prove its token (and, with TLS, to complete its handshake). */
+export const handshakeTimeout = Duration.seconds(10)
 
 /**
  * How many connections may be in their TLS handshake or presenting their token at once (as `serve
@@ -53,39 +42,10 @@ const handshakeTimeout = Duration.seconds(10)
  */
 export const maxUnadmitted = 64
 
-/** Reads exactly `length` bytes from a paused socket, leaving what follows for the protocol. */
-const readExactly = (conn: Net.Socket, length: number): Effect.Effect<Buffer, Error> =>
-  Effect.async<Buffer, Error>((resume) => {
-    const cleanup = () => {
-      conn.off("readable", onReadable)
-      conn.off("close", onClose)
-    }
-    const onReadable = () => {
-      const chunk: Buffer | null = conn.read(length)
-      if (chunk === null) return
-      cleanup()
-      resume(chunk.length === length ? Effect.succeed(chunk) : Effect.fail(new Error("closed before its token")))
-    }
-    const onClose = () => {
-      cleanup()
-      resume(Effect.fail(new Error("closed before its token")))
-    }
-    // A connection that waited in the queue may be gone already: no "close" would come again.
-    if (conn.destroyed) return resume(Effect.fail(new Error("closed before its token")))
-    conn.on("readable", onReadable)
-    conn.on("close", onClose)
-    return Effect.sync(cleanup)
-  })
-
-/** Admits a connection that presents the token (any, for a tokenless runner); fails for any other. */
-const admit = (conn: Net.Socket, expected: Buffer | undefined): Effect.Effect<void, Error> =>
-  expected === undefined ? Effect.void : readExactly(conn, preambleLength).pipe(
-    Effect.timeoutFail({ duration: handshakeTimeout, onTimeout: () => new Error("no token in time") }),
-    Effect.filterOrFail(
-      (received) => Crypto.timingSafeEqual(received, expected),
-      () => new Error("a wrong token")
-    ),
-    Effect.asVoid
+/** Admits a connection that proves the token (any, for a tokenless runner); fails for any other. */
+const admit = (conn: Net.Socket, token: Redacted.Redacted<string> | undefined): Effect.Effect<void, Error> =>
+  token === undefined ? Effect.void : Handshake.accept(conn, token).pipe(
+    Effect.timeoutFail({ duration: handshakeTimeout, onTimeout: () => new Error("no token in time") })
   )
 
 /**
@@ -99,7 +59,6 @@ export const makeServer = (options: {
   readonly tls: { readonly cert: string; readonly key: string } | undefined
 }): Effect.Effect<SocketServer.SocketServer["Type"], SocketServer.SocketServerError, Scope.Scope> =>
   Effect.gen(function*() {
-    const expected = options.token === undefined ? undefined : preamble(options.token)
     const failed = yield* Deferred.make<never, SocketServer.SocketServerError>()
     const accepted = yield* Queue.unbounded<Net.Socket>()
     const live = new Set<Net.Socket>()
@@ -129,7 +88,7 @@ export const makeServer = (options: {
     )
     // Every TCP connection (a TLS one before its handshake) counts against the cap until it is admitted.
     server.on("connection", (raw: Net.Socket) => {
-      if (expected === undefined && options.tls === undefined) return
+      if (options.token === undefined && options.tls === undefined) return
       const peer = peerOf(raw)
       live.add(raw)
       unadmitted.set(peer, raw)
@@ -171,7 +130,7 @@ export const makeServer = (options: {
     })
 
     const serve = <R, E, _>(conn: Net.Socket, handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
-      admit(conn, expected).pipe(
+      admit(conn, options.token).pipe(
         Effect.ensuring(Effect.sync(() => unadmitted.delete(peerOf(conn)))),
         Effect.tapError((error) =>
           Effect.logWarning(
@@ -222,9 +181,10 @@ export const pingRequest = (): Uint8Array => {
 }
 
 /**
- * How a runner at `address` takes this side's token and TLS setting: it answers a ping ("admitted"), or it
- * accepts the connection and closes it unanswered, or fails the TLS handshake ("refused": another token or TLS
- * setting), or it cannot be reached or does not answer in time ("unreachable": gone, or busy; no verdict).
+ * How a runner at `address` takes this side's token and TLS setting: it answers a ping after the token handshake
+ * ("admitted"), or it closes the connection, fails the TLS handshake or does not prove the token back ("refused":
+ * another token or TLS setting), or it cannot be reached or does not answer in time ("unreachable": gone, or
+ * busy; no verdict).
  */
 export const probe = (
   address: RunnerAddress.RunnerAddress,
@@ -236,18 +196,24 @@ export const probe = (
       Effect.sync(() => dial(address, security)),
       (conn) => Effect.sync(() => conn.destroy())
     )
-    return yield* Effect.async<"admitted" | "refused" | "unreachable">((resume) => {
-      let connected = false
-      conn.once("connect", () => (connected = true))
-      conn.once(security.tls === undefined ? "connect" : "secureConnect", () => {
-        const ping = pingRequest()
-        conn.write(security.token === undefined ? ping : Buffer.concat([preamble(security.token), ping]))
-      })
+    conn.on("error", () => {})
+    let connected = false
+    conn.once("connect", () => (connected = true))
+    const opened = yield* Effect.async<boolean>((resume) => {
+      conn.once(security.tls === undefined ? "connect" : "secureConnect", () => resume(Effect.succeed(true)))
+      conn.once("close", () => resume(Effect.succeed(false)))
+    })
+    if (!opened) return connected ? "refused" : "unreachable"
+    if (security.token !== undefined) {
+      const proven = yield* Effect.orElseSucceed(Effect.as(Handshake.initiate(conn, security.token), true), () => false)
+      if (!proven) return "refused"
+    }
+    conn.write(pingRequest())
+    return yield* Effect.async<"admitted" | "refused">((resume) => {
       conn.once("data", () => resume(Effect.succeed("admitted")))
-      conn.on("error", () => {})
-      conn.once("close", () => resume(Effect.succeed(connected ? "refused" : "unreachable")))
-    }).pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => "unreachable" as const, onSuccess: (v) => v }))
-  }))
+      conn.once("close", () => resume(Effect.succeed("refused")))
+    })
+  })).pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => "unreachable" as const, onSuccess: (v) => v }))
 
 /** A TCP or TLS connection to a runner, being opened. */
 const dial = (address: RunnerAddress.RunnerAddress, security: Security): Net.Socket =>
@@ -262,7 +228,7 @@ const dial = (address: RunnerAddress.RunnerAddress, security: Security): Net.Soc
       minVersion: "TLSv1.2"
     })
 
-/** Opens a connection to a runner and sends the token first; closed with the scope. */
+/** Opens a connection to a runner and proves the token (the runner proving it back); closed with the scope. */
 const connect = (
   address: RunnerAddress.RunnerAddress,
   security: Security
@@ -271,13 +237,17 @@ const connect = (
     Effect.async<Net.Socket, Socket.SocketError>((resume) => {
       const conn = dial(address, security)
       conn.on("error", (cause) => resume(Effect.fail(new Socket.SocketGenericError({ reason: "Open", cause }))))
-      conn.once(security.tls === undefined ? "connect" : "secureConnect", () => {
-        if (security.token !== undefined) conn.write(preamble(security.token))
-        resume(Effect.succeed(conn))
-      })
+      conn.once(security.tls === undefined ? "connect" : "secureConnect", () => resume(Effect.succeed(conn)))
       return Effect.sync(() => conn.destroy())
-    }),
-    (conn) => Effect.sync(() => conn.destroySoon())
+    }).pipe(Effect.tap((conn) =>
+      security.token === undefined ? Effect.void : Handshake.initiate(conn, security.token).pipe(
+        Effect.timeoutFail({ duration: handshakeTimeout, onTimeout: () => new Error("no proof of the token in time") }),
+        Effect.mapError((cause) => new Socket.SocketGenericError({ reason: "Open", cause })),
+        Effect.onError(() => Effect.sync(() => conn.destroy()))
+      )
+    )),
+    (conn) =>
+      Effect.sync(() => conn.destroySoon())
   )
 
 /** The protocol a runner and a client use to reach runners, over `connect`. */

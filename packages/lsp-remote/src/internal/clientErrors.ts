@@ -9,6 +9,8 @@ import { LspError } from "@lsp-seam/lsp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Net from "node:net"
+import * as Tls from "node:tls"
 
 // Walks the causes a socket error carries (Node errors, ws ErrorEvents) for facts worth telling.
 const facts = (
@@ -91,6 +93,49 @@ const fromTransport = (cause: unknown, where: string): LspError.LspError => {
   )
 }
 
+/**
+ * Whether something at `host:port` completes a TLS handshake. The certificate is not checked because nothing is
+ * sent after the handshake: the answer only tells a plaintext URL aimed at a TLS port from a host that is down.
+ */
+const speaksTls = (host: string, port: number): Effect.Effect<boolean> =>
+  Effect.async<boolean>((resume) => {
+    const socket = Tls.connect({
+      host,
+      port,
+      rejectUnauthorized: false,
+      servername: Net.isIP(host) === 0 ? host : undefined
+    })
+    socket.once("secureConnect", () => resume(Effect.succeed(true)))
+    socket.once("error", () => resume(Effect.succeed(false)))
+    return Effect.sync(() => socket.destroy())
+  }).pipe(
+    Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => false, onSuccess: (speaks) => speaks })
+  )
+
+/**
+ * A plaintext URL (`ws://`, `http://`) whose connection was reset (a TLS server drops the plaintext request), not
+ * refused or timed out: when the port speaks TLS, say so and name the URL to use, rather than suggesting to start
+ * a host that is running. A silent port is not probed: the caller's connect timeout has been spent already.
+ */
+const withTlsHint = (where: string, error: LspError.LspError): Effect.Effect<LspError.LspError> => {
+  const url = URL.canParse(where) ? new URL(where) : undefined
+  const errno = error.detail?.errno
+  if (
+    url === undefined || (url.protocol !== "ws:" && url.protocol !== "http:") ||
+    error.code !== "LSP_REMOTE_UNAVAILABLE" || (errno !== "ECONNRESET" && errno !== "EPIPE")
+  ) return Effect.succeed(error)
+  const port = url.port === "" ? 80 : Number(url.port)
+  return Effect.map(speaksTls(url.hostname.replace(/^\[|\]$/g, ""), port), (tls) => {
+    if (!tls) return error
+    const secure = `${url.protocol === "ws:" ? "wss:" : "https:"}${where.slice(url.protocol.length)}`
+    return LspError.remoteUnavailable(
+      `The lsp-seam host at ${where} is unavailable over plaintext: the port speaks TLS (a host started with ` +
+        `--tls-cert). Use ${secure} (with --ca-file for a private CA).`,
+      { address: where, tls: "plaintext-to-tls" }
+    )
+  })
+}
+
 const isRpcClientError = (u: unknown): u is RpcClientError =>
   typeof u === "object" && u !== null && "_tag" in u && u._tag === "RpcClientError"
 
@@ -103,12 +148,14 @@ export const mapRemote = (where: string) =>
     const failure = Cause.failureOption(cause)
     if (Option.isSome(failure)) {
       const error = failure.value
-      return Effect.fail(isRpcClientError(error) ? fromTransport(error.cause, where) : error)
+      return isRpcClientError(error)
+        ? Effect.flip(withTlsHint(where, fromTransport(error.cause, where)))
+        : Effect.fail(error)
     }
     const defect = Cause.dieOption(cause)
     if (Option.isSome(defect) && Socket.isSocketError(defect.value)) {
       // The socket protocol turns a failed write (the host went away under it) into a defect.
-      return Effect.fail(fromTransport(defect.value, where))
+      return Effect.flip(withTlsHint(where, fromTransport(defect.value, where)))
     }
     if (Cause.isInterruptedOnly(cause)) {
       // The caller was not interrupted (this handler would not run): the host stopped the call, for example

@@ -24,7 +24,8 @@ const mergeSymbols = (
 /**
  * A workspaceSymbol search without a file: every provider is asked at once and the symbols merged in
  * provider order, each labelled with its provider. A provider that fails leaves the others' answer,
- * flagged `provider-failed`; only when every one fails does the search fail (with the first error).
+ * flagged `provider-failed`. When every one fails, or those that answered found nothing, the search fails with
+ * the first error: an empty list flagged incomplete would read as "no such symbol" to a caller (and exit 0).
  */
 export const searchAll = (
   request: LspWorkspaceSymbolRequest,
@@ -58,7 +59,9 @@ export const searchAll = (
         ? { ...answer.right, symbols: labelled }
         : mergeSymbols(merged, answer.right, labelled)
     }
-    if (merged === undefined) return yield* Effect.fail(failures[0]![1])
+    if (merged === undefined || (merged.symbols.length === 0 && failures.length > 0)) {
+      return yield* Effect.fail(failures[0]![1])
+    }
     return failures.reduce(
       (result, [provider, error]) =>
         markIncomplete(result, {

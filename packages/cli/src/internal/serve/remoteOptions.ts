@@ -52,6 +52,13 @@ export const allowPlaintextOption = Options.boolean("allow-plaintext").pipe(
   )
 )
 
+export const allowWritableStorageOption = Options.boolean("allow-writable-storage").pipe(
+  Options.withDescription(
+    "Accept a sqlite: cluster store (or its directory) that other users may write; warns (they could redirect " +
+      "the cluster's traffic)."
+  )
+)
+
 export const handshakeTimeoutOption = Options.text("handshake-timeout").pipe(
   Options.withDescription(
     "With --listen: how long a connection may take to complete its upgrade and token check before it is " +

@@ -20,7 +20,7 @@ import * as NodePath from "node:path"
 import { type CliIO, stderr } from "../command/cliIO.js"
 import { UsageError } from "../command/errors.js"
 import * as IdleExit from "./idleExit.js"
-import { allowPlaintextOption } from "./remoteOptions.js"
+import { allowPlaintextOption, allowWritableStorageOption } from "./remoteOptions.js"
 import { parseListen, readPem, serverToken, tlsOf } from "./serve.js"
 
 /** The port @effect/cluster's runners use by default. */
@@ -113,6 +113,7 @@ export const runner = Command.make(
     tlsKey: runnerTlsKeyOption,
     caFile: runnerCaFileOption,
     allowPlaintext: allowPlaintextOption,
+    allowWritableStorage: allowWritableStorageOption,
     config: configOption
   },
   (args): Effect.Effect<
@@ -169,13 +170,14 @@ export const runner = Command.make(
           roots,
           config: loaded.input,
           maxIdleTime,
-          allowPlaintext: args.allowPlaintext
+          allowPlaintext: args.allowPlaintext,
+          allowWritableStorage: args.allowWritableStorage
         }))
         const joined = Context.get(context, LspClusterRunner.LspClusterRunner)
         if (tls === undefined && args.allowPlaintext) {
           yield* stderr(
             `lsp-seam runner: WARNING: --allow-plaintext: ${listen.host}:${listen.port} serves without TLS; the ` +
-              "token and every answer are unencrypted and anyone on the network path can read or replay them\n"
+              "answers are unencrypted and anyone on the network path can read or alter them\n"
           )
         }
         yield* stderr(

@@ -35,6 +35,7 @@ import * as IdleExit from "./idleExit.js"
 import * as Prewarm from "./prewarm.js"
 import {
   allowPlaintextOption,
+  allowWritableStorageOption,
   handshakeTimeoutOption,
   idleExitOption,
   listenOption,
@@ -207,7 +208,8 @@ export const serve = Command.make(
     cluster: clusterOption,
     clusterTokenFile: clusterTokenFileOption,
     clusterTls: clusterTlsOption,
-    clusterCaFile: clusterCaFileOption
+    clusterCaFile: clusterCaFileOption,
+    allowWritableStorage: allowWritableStorageOption
   },
   // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
   // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
@@ -316,18 +318,23 @@ export const serve = Command.make(
         // hold the servers: this host has none of its own to prewarm, report or budget.
         const hosted = yield* Option.match(cluster, {
           onSome: (storage) =>
-            Effect.map(Layer.build(LspClusterClient.layer({ storage, ...security })), (context) => {
-              const base = Context.get(context, LspService.LspService)
-              return {
-                served: LspService.LspService.of({
-                  registerProvider: base.registerProvider,
-                  query: (request) => track(base.query(request))
-                }),
-                status: undefined,
-                memory: undefined,
-                servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+            Effect.map(
+              Layer.build(
+                LspClusterClient.layer({ storage, ...security, allowWritableStorage: args.allowWritableStorage })
+              ),
+              (context) => {
+                const base = Context.get(context, LspService.LspService)
+                return {
+                  served: LspService.LspService.of({
+                    registerProvider: base.registerProvider,
+                    query: (request) => track(base.query(request))
+                  }),
+                  status: undefined,
+                  memory: undefined,
+                  servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+                }
               }
-            }),
+            ),
           onNone: () =>
             Effect.gen(function*() {
               const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
