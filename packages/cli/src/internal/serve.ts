@@ -15,7 +15,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as SocketServer from "@effect/platform/SocketServer"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { LspClusterClient, LspClusterStorage } from "@lsp-seam/lsp-cluster"
+import { LspClusterStorage } from "@lsp-seam/lsp-cluster"
 import { LspRemoteAddress, LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import { LspConfigFile, LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
@@ -47,6 +47,7 @@ import {
   tlsKeyOption,
   tokenFileOption
 } from "./remoteOptions.js"
+import * as ServeCluster from "./serveCluster.js"
 
 const configOption = Options.file("config").pipe(
   Options.withDescription(
@@ -207,7 +208,8 @@ export const serve = Command.make(
     cluster: clusterOption,
     clusterTokenFile: clusterTokenFileOption,
     clusterTls: clusterTlsOption,
-    clusterCaFile: clusterCaFileOption
+    clusterCaFile: clusterCaFileOption,
+    clusterUnavailableAfter: ServeCluster.unavailableAfterOption
   },
   // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
   // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
@@ -291,6 +293,10 @@ export const serve = Command.make(
         })
       }
       const security = yield* clusterSecurity(args)
+      const unavailableAfter = yield* ServeCluster.unavailableAfter(
+        args.clusterUnavailableAfter,
+        Option.isSome(cluster)
+      )
       const workingDirectory = process.cwd()
       // A TCP host serves the directory it was started in unless told otherwise; the per-user socket serves
       // its user's workspaces, as before.
@@ -316,18 +322,15 @@ export const serve = Command.make(
         // hold the servers: this host has none of its own to prewarm, report or budget.
         const hosted = yield* Option.match(cluster, {
           onSome: (storage) =>
-            Effect.map(Layer.build(LspClusterClient.layer({ storage, ...security })), (context) => {
-              const base = Context.get(context, LspService.LspService)
-              return {
-                served: LspService.LspService.of({
-                  registerProvider: base.registerProvider,
-                  query: (request) => track(base.query(request))
-                }),
-                status: undefined,
-                memory: undefined,
-                servers: `the cluster at ${LspClusterStorage.describe(storage)}`
-              }
-            }),
+            Effect.map(ServeCluster.host({ storage, ...security, unavailableAfter }), ({ service: base }) => ({
+              served: LspService.LspService.of({
+                registerProvider: base.registerProvider,
+                query: (request) => track(base.query(request))
+              }),
+              status: undefined,
+              memory: undefined,
+              servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+            })),
           onNone: () =>
             Effect.gen(function*() {
               const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
