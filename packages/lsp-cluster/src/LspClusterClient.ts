@@ -15,6 +15,7 @@ import type { MailboxFull } from "@effect/cluster/ClusterError"
 import type { AlreadyProcessingMessage, PersistenceError } from "@effect/cluster/ClusterError"
 import type * as RunnerStorage from "@effect/cluster/RunnerStorage"
 import type * as Sharding from "@effect/cluster/Sharding"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { LspDeadline, LspDecode, LspError, LspQuery, LspService } from "@lsp-seam/lsp"
 import type { LspResult } from "@lsp-seam/lsp"
 import { LspRpc } from "@lsp-seam/lsp-remote"
@@ -55,6 +56,11 @@ export interface LspClusterClientShape {
   readonly health: Effect.Effect<LspClusterHealth.Health>
   /** Every look from now on, the current one first. */
   readonly healthChanges: Stream.Stream<LspClusterHealth.Health>
+  /**
+   * Where the workspaces live: the runners, their health and the workspaces each holds, read afresh from the
+   * storage and the runners. Starts no workspace.
+   */
+  readonly placement: Effect.Effect<LspClusterHealth.Placement>
 }
 
 /**
@@ -120,8 +126,13 @@ export const make = (options: {
   readonly storage: string
   readonly security: Transport.Security
   readonly unavailableAfter?: Duration.DurationInput | undefined
-}): Effect.Effect<LspClusterClientShape, never, Sharding.Sharding | RunnerStorage.RunnerStorage | Scope.Scope> =>
+}): Effect.Effect<
+  LspClusterClientShape,
+  never,
+  Sharding.Sharding | RunnerStorage.RunnerStorage | SqlClient.SqlClient | Scope.Scope
+> =>
   Effect.gen(function*() {
+    const context = yield* Effect.context<RunnerStorage.RunnerStorage | SqlClient.SqlClient>()
     const health = yield* ClusterHealth.watch(options.storage, options.security)
     const after = Duration.decode(options.unavailableAfter ?? ClusterHealth.defaultUnavailableAfter)
     // The query goes on during an outage (the cluster may come back within the bound); it fails only once it
@@ -142,8 +153,10 @@ export const make = (options: {
           const id = LspClusterEntity.entityId(request.workspaceRoot)
           return guarded(
             id,
-            Effect.flatMap(withBudget, (options) =>
-              mapCluster(id)(clientFor(id).Query({ ...request, workspaceRoot: id }, options)))
+            Effect.flatMap(
+              withBudget,
+              (options) => mapCluster(id)(clientFor(id).Query({ ...request, workspaceRoot: id }, options))
+            )
           )
         }
       })
@@ -159,7 +172,8 @@ export const make = (options: {
       hello: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Hello({ clientVersion: LspRpc.version })),
       status: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Status()),
       health: SubscriptionRef.get(health),
-      healthChanges: health.changes
+      healthChanges: health.changes,
+      placement: Effect.provide(ClusterHealth.placement(options.storage, options.security), context)
     }
   })
 

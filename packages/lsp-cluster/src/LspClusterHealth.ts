@@ -61,3 +61,29 @@ export const describeOutage = (outage: Outage): string => {
       return `no runner answering (registered: ${outage.runners.join(", ")})`
   }
 }
+
+/**
+ * A runner and the workspaces it holds (their entities alive on it), as the runners record them in the storage.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunnerPlacement extends RunnerView {
+  /** Workspace roots (entity ids), sorted. A runner killed without warning keeps its rows until it starts again. */
+  readonly workspaces: ReadonlyArray<string>
+}
+
+/**
+ * Where the cluster's workspaces live: every runner the storage lists, its health and its workspaces; and,
+ * when the cluster cannot answer, why.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Placement {
+  /** The storage, as messages name it (a PostgreSQL URL without its password). */
+  readonly storage: string
+  readonly runners: ReadonlyArray<RunnerPlacement>
+  /** `describeOutage` of the outage, when there is one. */
+  readonly outage: string | undefined
+}

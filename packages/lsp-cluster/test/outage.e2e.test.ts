@@ -1,10 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
-import * as ChildProcess from "node:child_process"
-import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { freePort, postgresServer, tempDirectory, waitFor } from "./support.js"
+import { fakeWorkspace, front, query, runner, type Started, type Workspace } from "./cliSupport.js"
+import { freePort, postgresServer, waitFor } from "./support.js"
 
 // A cluster that cannot answer, said at once: the compiled `lsp-seam serve --cluster` in front of compiled
 // `lsp-seam runner`s (the CLI's global setup builds them), over SQLite and over a PostgreSQL of the test's own.
@@ -12,106 +10,8 @@ import { freePort, postgresServer, tempDirectory, waitFor } from "./support.js"
 // the bound with LSP_REMOTE_UNAVAILABLE naming the cause, and serve logs it; once the runner or the storage is
 // back, queries are answered again by the same serve. Live clock; every wait is on an event, bounded.
 
-const bin = NodePath.join(import.meta.dirname, "../../cli/dist/bin.js")
-const fakeServer = NodePath.join(import.meta.dirname, "../../lsp-stdio/test/fixtures/fake-server.mjs")
-
 /** The slack over a bound for a command's own start and the client's look interval (1 s) under load. */
 const slackMs = 5_000
-
-interface Workspace {
-  readonly dir: string
-  readonly socket: string
-  readonly env: NodeJS.ProcessEnv
-}
-
-/** A workspace answering hovers of `.fake` files with a fake server, and a private runtime directory. */
-const fakeWorkspace: Effect.Effect<Workspace, never, Scope.Scope> = Effect.gen(function*() {
-  const dir = yield* tempDirectory("lsp-cluster-outage-")
-  const runtime = NodePath.join(dir, "run")
-  NodeFs.mkdirSync(runtime, { mode: 0o700 })
-  NodeFs.writeFileSync(NodePath.join(dir, "a.fake"), "hello\n")
-  NodeFs.writeFileSync(
-    NodePath.join(dir, "lsp-seam.json"),
-    JSON.stringify({
-      servers: {
-        fake: {
-          command: process.execPath,
-          args: [fakeServer],
-          extensionToLanguage: { ".fake": "plaintext" },
-          env: { FAKE_LSP: JSON.stringify({ answers: { "textDocument/hover": { contents: "fake hover" } } }) }
-        }
-      }
-    })
-  )
-  return { dir, socket: NodePath.join(runtime, "front.sock"), env: { ...process.env, XDG_RUNTIME_DIR: runtime } }
-})
-
-interface Started {
-  readonly child: ChildProcess.ChildProcess
-  readonly stderr: () => string
-}
-
-const exited = (child: ChildProcess.ChildProcess) =>
-  Effect.async<void>((resume) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-    child.once("exit", () => resume(Effect.void))
-  })
-
-/** `lsp-seam <args>` in the workspace, once `ready` matches its stderr; SIGKILLed with the scope. */
-const start = (
-  workspace: Workspace,
-  args: ReadonlyArray<string>,
-  ready: RegExp
-): Effect.Effect<Started, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        ChildProcess.spawn(process.execPath, [bin, ...args], {
-          cwd: workspace.dir,
-          env: workspace.env,
-          stdio: ["ignore", "ignore", "pipe"]
-        })
-      ),
-      (child) => Effect.zipRight(Effect.sync(() => child.kill("SIGKILL")), exited(child))
-    )
-    let stderr = ""
-    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-    yield* waitFor(`lsp-seam ${args[0]} to start`, () => {
-      if (child.exitCode !== null) throw new Error(`lsp-seam ${args.join(" ")} exited:\n${stderr}`)
-      return ready.test(stderr)
-    }, 60_000)
-    return { child, stderr: () => stderr }
-  })
-
-const runner = (workspace: Workspace, storage: string, port: number) =>
-  start(
-    workspace,
-    ["runner", "--storage", storage, "--listen", `127.0.0.1:${port}`, "--root", workspace.dir],
-    /joined the cluster/
-  )
-
-const front = (workspace: Workspace, storage: string, extra: ReadonlyArray<string> = []) =>
-  start(workspace, ["serve", "--socket", workspace.socket, "--cluster", storage, ...extra], /listening on/)
-
-/** `lsp-seam query hover a.fake:1:1 --remote <front>`: its exit code, output and how long it took. */
-const query = (workspace: Workspace) =>
-  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly ms: number }>(
-    (resume) => {
-      const started = Date.now()
-      ChildProcess.execFile(
-        process.execPath,
-        [bin, "query", "hover", "a.fake:1:1", "--remote", workspace.socket],
-        { cwd: workspace.dir, env: workspace.env, timeout: 180_000 },
-        (error, stdout, stderr) =>
-          resume(Effect.succeed({
-            code: error === null ? 0 : typeof error.code === "number" ? error.code : null,
-            stdout,
-            stderr,
-            ms: Date.now() - started
-          }))
-      )
-    }
-  )
 
 /** Asks until the front answers (a cluster coming back takes a few looks), at most `timeoutMs`. */
 const answered = (workspace: Workspace, timeoutMs: number) =>

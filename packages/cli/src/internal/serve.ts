@@ -322,15 +322,19 @@ export const serve = Command.make(
         // hold the servers: this host has none of its own to prewarm, report or budget.
         const hosted = yield* Option.match(cluster, {
           onSome: (storage) =>
-            Effect.map(ServeCluster.host({ storage, ...security, unavailableAfter }), ({ service: base }) => ({
-              served: LspService.LspService.of({
-                registerProvider: base.registerProvider,
-                query: (request) => track(base.query(request))
-              }),
-              status: undefined,
-              memory: undefined,
-              servers: `the cluster at ${LspClusterStorage.describe(storage)}`
-            })),
+            Effect.map(
+              ServeCluster.host({ storage, ...security, unavailableAfter }),
+              ({ placement, service: base }) => ({
+                served: LspService.LspService.of({
+                  registerProvider: base.registerProvider,
+                  query: (request) => track(base.query(request))
+                }),
+                status: undefined,
+                memory: undefined,
+                placement,
+                servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+              })
+            ),
           onNone: () =>
             Effect.gen(function*() {
               const host = yield* Layer.build(LspStdio.layer(loaded.input).pipe(Layer.provideMerge(LspService.layer)))
@@ -351,6 +355,7 @@ export const serve = Command.make(
                 }),
                 status: view.status,
                 memory: view.memory,
+                placement: undefined,
                 servers: Object.keys(loaded.config.servers).join(", ")
               }
             })
@@ -360,6 +365,7 @@ export const serve = Command.make(
           version: identity.version,
           status: hosted.status,
           memory: hosted.memory,
+          placement: hosted.placement,
           roots,
           maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
         }

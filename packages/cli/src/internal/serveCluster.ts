@@ -8,6 +8,7 @@ import { LspService } from "@lsp-seam/lsp"
 import type { LspError } from "@lsp-seam/lsp"
 import type { LspClusterStorage } from "@lsp-seam/lsp-cluster"
 import { LspClusterClient, LspClusterHealth } from "@lsp-seam/lsp-cluster"
+import type { LspRpc } from "@lsp-seam/lsp-remote"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -72,7 +73,11 @@ export const host = (options: {
   readonly tls: { readonly ca: string | undefined } | undefined
   readonly unavailableAfter: Duration.Duration | undefined
 }): Effect.Effect<
-  { readonly service: LspService.LspService["Type"]; readonly client: LspClusterClient.LspClusterClientShape },
+  {
+    readonly service: LspService.LspService["Type"]
+    /** The placement view, as the front serves it (`Placement`, `doctor --remote`). */
+    readonly placement: Effect.Effect<LspRpc.ClusterPlacement>
+  },
   LspError.LspError,
   CliIO | Scope.Scope
 > =>
@@ -85,5 +90,7 @@ export const host = (options: {
       Stream.runForEach((health) => stderr(healthLine(health, after))),
       Effect.forkScoped
     )
-    return { service: Context.get(context, LspService.LspService), client }
+    const placement = Effect.map(client.placement, ({ outage, runners, storage }) =>
+      outage === undefined ? { storage, runners } : { storage, runners, outage })
+    return { service: Context.get(context, LspService.LspService), placement }
   })

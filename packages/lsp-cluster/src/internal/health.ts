@@ -5,6 +5,7 @@
  * sent during an outage waits until its caller gives up, and nothing says why.
  */
 import * as RunnerStorage from "@effect/cluster/RunnerStorage"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { LspError } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -14,6 +15,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as LspClusterHealth from "../LspClusterHealth.js"
+import * as Placement from "./placement.js"
 import * as Transport from "./transport.js"
 
 /** How often the client looks, and how long one look may take. */
@@ -28,14 +30,13 @@ const describeCause = (cause: unknown): string => {
   return inner instanceof Error ? inner.message : String(inner)
 }
 
-/** One look: the runners and whether each answers, or why the cluster cannot answer. */
-type Look =
-  | { readonly _tag: "Outage"; readonly outage: LspClusterHealth.Outage }
-  | { readonly _tag: "Runners"; readonly runners: ReadonlyArray<LspClusterHealth.RunnerView> }
+/** One look: the runners the storage lists and whether each answers, and why the cluster cannot answer, if so. */
+interface Look {
+  readonly runners: ReadonlyArray<LspClusterHealth.RunnerView>
+  readonly outage: LspClusterHealth.Outage | undefined
+}
 
-const outage = (outage: LspClusterHealth.Outage): Look => ({ _tag: "Outage", outage })
-
-/** The runners the storage lists and whether each answers, or why the cluster cannot answer. */
+/** Takes a look at the cluster: its storage read within a bound, then every listed runner probed at once. */
 export const look = (
   storage: string,
   security: Transport.Security
@@ -50,37 +51,60 @@ export const look = (
       Effect.either
     )
     if (listed._tag === "Left") {
-      return outage({ _tag: "StorageUnreachable", storage, detail: describeCause(listed.left) })
+      return { runners: [], outage: { _tag: "StorageUnreachable", storage, detail: describeCause(listed.left) } }
     }
-    if (listed.right.length === 0) return outage({ _tag: "NoRunner", storage })
+    if (listed.right.length === 0) return { runners: [], outage: { _tag: "NoRunner", storage } }
     const runners = yield* Effect.forEach(listed.right, ([runner, healthy]) =>
       Effect.map(Transport.probe(runner.address, security, checkTimeout), (verdict): LspClusterHealth.RunnerView => ({
         address: `${runner.address.host}:${runner.address.port}`,
         healthy,
         answering: verdict === "admitted"
       })), { concurrency: 8 })
-    return runners.some((runner) =>
-        runner.answering
-      )
-      ? { _tag: "Runners", runners }
-      : outage({
-        _tag: "NoRunnerAnswering",
-        storage,
-        runners: runners.map((runner) =>
-          runner.address
+    return {
+      runners,
+      outage: runners.some((runner) =>
+          runner.answering
         )
-      })
+        ? undefined
+        : {
+          _tag: "NoRunnerAnswering",
+          storage,
+          runners: runners.map((runner) =>
+            runner.address
+          )
+        }
+    }
   })
 
 /** The next state after a look: an outage of the same kind keeps the time it began. */
 const next = (previous: LspClusterHealth.Health, seen: Look, now: number): LspClusterHealth.Health =>
-  seen._tag === "Runners"
+  seen.outage === undefined
     ? { _tag: "Available", runners: seen.runners }
     : {
       _tag: "Unavailable",
       outage: seen.outage,
       since: previous._tag === "Unavailable" && previous.outage._tag === seen.outage._tag ? previous.since : now
     }
+
+/**
+ * The placement view: a fresh look at the runners, with the workspaces each holds as the storage records them
+ * (`placement.ts`). Reads only: no entity is sent anything, so no workspace starts.
+ */
+export const placement = (
+  storage: string,
+  security: Transport.Security
+): Effect.Effect<LspClusterHealth.Placement, never, RunnerStorage.RunnerStorage | SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const seen = yield* look(storage, security)
+    const held = seen.outage?._tag === "StorageUnreachable"
+      ? new Map<string, ReadonlyArray<string>>()
+      : yield* Effect.orElseSucceed(Placement.read, () => new Map<string, ReadonlyArray<string>>())
+    return {
+      storage,
+      runners: seen.runners.map((runner) => ({ ...runner, workspaces: held.get(runner.address) ?? [] })),
+      outage: seen.outage === undefined ? undefined : LspClusterHealth.describeOutage(seen.outage)
+    }
+  })
 
 /**
  * Watches the cluster in the background (ended with the scope): the first look is taken before this returns,
