@@ -27,7 +27,7 @@ const guard = (health: SubscriptionRef.SubscriptionRef<LspClusterHealth.Health>)
 describe("a query during a cluster outage", () => {
   it.effect("fails after the bound inside an outage, naming its cause", () =>
     Effect.gen(function*() {
-      const health = yield* SubscriptionRef.make(available)
+      const health = yield* SubscriptionRef.make<LspClusterHealth.Health>(available)
       const fiber = yield* guard(health)
       yield* TestClock.adjust("5 seconds")
       yield* SubscriptionRef.set(health, noRunner(5_000))
@@ -43,7 +43,7 @@ describe("a query during a cluster outage", () => {
   it.effect("an outage older than the query still gives the query the whole bound", () =>
     Effect.gen(function*() {
       yield* TestClock.adjust("1 hour")
-      const health = yield* SubscriptionRef.make(noRunner(0))
+      const health = yield* SubscriptionRef.make<LspClusterHealth.Health>(noRunner(0))
       const fiber = yield* guard(health)
       yield* TestClock.adjust("9 seconds")
       assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
@@ -53,7 +53,7 @@ describe("a query during a cluster outage", () => {
 
   it.effect("an outage that ends within the bound costs nothing, and a new one starts the count again", () =>
     Effect.gen(function*() {
-      const health = yield* SubscriptionRef.make(noRunner(0))
+      const health = yield* SubscriptionRef.make<LspClusterHealth.Health>(noRunner(0))
       const fiber = yield* guard(health)
       yield* TestClock.adjust("8 seconds")
       yield* SubscriptionRef.set(health, available)

@@ -60,7 +60,7 @@ export interface ServeOptions {
   readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError> | undefined
   /**
    * A cluster front's placement view for `Placement`. Without one, `Placement` fails with
-   * `LSP_UNSUPPORTED_OPERATION` and `Hello` says `placementAvailable: false`.
+   * `LSP_UNSUPPORTED_OPERATION` and `Hello` does not say `placementAvailable`.
    *
    * @since 0.1.0
    */
@@ -181,7 +181,8 @@ export const makeHandlers = (options: ServeOptions = {}) =>
       statusAvailable: status !== undefined,
       ...(roots === undefined ? {} : { roots }),
       memoryAvailable: options.memory !== undefined,
-      placementAvailable: options.placement !== undefined
+      // Only a cluster's front has one: other hosts greet as before.
+      ...(options.placement === undefined ? {} : { placementAvailable: true })
     }
     const perClient = yield* clientLimit(options.maxQueriesPerClient)
     // Decided before the service sees the query: no server starts and no file is read for a refused one.
