@@ -60,6 +60,13 @@ export interface ServeOptions {
    */
   readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError> | undefined
   /**
+   * A cluster front's placement view for `Placement`. Without one, `Placement` fails with
+   * `LSP_UNSUPPORTED_OPERATION` and `Hello` does not say `placementAvailable`.
+   *
+   * @since 0.1.0
+   */
+  readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspError> | undefined
+  /**
    * The directories this host serves at all (each must be an existing directory; symbolic links are resolved
    * when the Layer is built). A query whose workspace, after resolving `..` and symbolic links, is not inside
    * one of them is refused with `LSP_REMOTE_FORBIDDEN` before the served `LspService` sees it, and runs with
@@ -174,7 +181,9 @@ export const makeHandlers = (options: ServeOptions = {}) =>
       pid: process.pid,
       statusAvailable: status !== undefined,
       ...(roots === undefined ? {} : { roots }),
-      memoryAvailable: options.memory !== undefined
+      memoryAvailable: options.memory !== undefined,
+      // Only a cluster's front has one: other hosts greet as before.
+      ...(options.placement === undefined ? {} : { placementAvailable: true })
     }
     const perClient = yield* clientLimit(options.maxQueriesPerClient)
     // Decided before the service sees the query: no server starts and no file is read for a refused one.
@@ -198,7 +207,9 @@ export const makeHandlers = (options: ServeOptions = {}) =>
           })),
       Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view."),
       Memory: () =>
-        options.memory ?? LspError.unsupportedOperation("This lsp-seam host was started without a memory view.")
+        options.memory ?? LspError.unsupportedOperation("This lsp-seam host was started without a memory view."),
+      Placement: () =>
+        options.placement ?? LspError.unsupportedOperation("This lsp-seam host is not a cluster's front.")
     })
   })
 

@@ -173,7 +173,13 @@ export const HelloResponse = Schema.Struct({
    *
    * @since 0.1.0
    */
-  memoryAvailable: Schema.optional(Schema.Boolean)
+  memoryAvailable: Schema.optional(Schema.Boolean),
+  /**
+   * Whether `Placement` answers: the host is a cluster's front (`serve --cluster`). Absent from other hosts.
+   *
+   * @since 0.1.0
+   */
+  placementAvailable: Schema.optional(Schema.Boolean)
 })
 
 /**
@@ -300,9 +306,55 @@ export class Memory extends Rpc.make("Memory", {
 }) {}
 
 /**
+ * A runner of a cluster as its front sees it: its address, its health (as the storage marks it, and whether it
+ * answered the front's ping) and the workspaces it holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ClusterRunner = Schema.Struct({
+  address: Schema.String,
+  healthy: Schema.Boolean,
+  answering: Schema.Boolean,
+  workspaces: Schema.Array(Schema.String)
+})
+
+/**
+ * Where a cluster's workspaces live: its storage (without a password), its runners, and why it cannot answer,
+ * when it cannot.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ClusterPlacement = Schema.Struct({
+  storage: Schema.String,
+  runners: Schema.Array(ClusterRunner),
+  outage: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ClusterPlacement = typeof ClusterPlacement.Type
+
+/**
+ * A cluster front's placement view, read from the cluster's storage and runners without starting any
+ * workspace. Call it only when `Hello` says `placementAvailable`; fails with `LSP_UNSUPPORTED_OPERATION` on a
+ * host that is not a cluster's front.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export class Placement extends Rpc.make("Placement", {
+  success: ClusterPlacement,
+  error: Failure
+}) {}
+
+/**
  * The whole contract.
  *
  * @since 0.1.0
  * @category groups
  */
-export class LspRpcs extends RpcGroup.make(Hello, Query, Status, Memory) {}
+export class LspRpcs extends RpcGroup.make(Hello, Query, Status, Memory, Placement) {}

@@ -15,7 +15,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as SocketServer from "@effect/platform/SocketServer"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { LspClusterClient, LspClusterStorage } from "@lsp-seam/lsp-cluster"
+import { LspClusterStorage } from "@lsp-seam/lsp-cluster"
 import { LspRemoteAddress, LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import { LspConfigFile, LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
@@ -48,6 +48,7 @@ import {
   tlsKeyOption,
   tokenFileOption
 } from "./remoteOptions.js"
+import * as ServeCluster from "./serveCluster.js"
 
 const configOption = Options.file("config").pipe(
   Options.withDescription(
@@ -209,7 +210,8 @@ export const serve = Command.make(
     clusterTokenFile: clusterTokenFileOption,
     clusterTls: clusterTlsOption,
     clusterCaFile: clusterCaFileOption,
-    allowWritableStorage: allowWritableStorageOption
+    allowWritableStorage: allowWritableStorageOption,
+    clusterUnavailableAfter: ServeCluster.unavailableAfterOption
   },
   // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
   // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
@@ -293,6 +295,10 @@ export const serve = Command.make(
         })
       }
       const security = yield* clusterSecurity(args)
+      const unavailableAfter = yield* ServeCluster.unavailableAfter(
+        args.clusterUnavailableAfter,
+        Option.isSome(cluster)
+      )
       const workingDirectory = process.cwd()
       // A TCP host serves the directory it was started in unless told otherwise; the per-user socket serves
       // its user's workspaces, as before.
@@ -319,21 +325,22 @@ export const serve = Command.make(
         const hosted = yield* Option.match(cluster, {
           onSome: (storage) =>
             Effect.map(
-              Layer.build(
-                LspClusterClient.layer({ storage, ...security, allowWritableStorage: args.allowWritableStorage })
-              ),
-              (context) => {
-                const base = Context.get(context, LspService.LspService)
-                return {
-                  served: LspService.LspService.of({
-                    registerProvider: base.registerProvider,
-                    query: (request) => track(base.query(request))
-                  }),
-                  status: undefined,
-                  memory: undefined,
-                  servers: `the cluster at ${LspClusterStorage.describe(storage)}`
-                }
-              }
+              ServeCluster.host({
+                storage,
+                ...security,
+                unavailableAfter,
+                allowWritableStorage: args.allowWritableStorage
+              }),
+              ({ placement, service: base }) => ({
+                served: LspService.LspService.of({
+                  registerProvider: base.registerProvider,
+                  query: (request) => track(base.query(request))
+                }),
+                status: undefined,
+                memory: undefined,
+                placement,
+                servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+              })
             ),
           onNone: () =>
             Effect.gen(function*() {
@@ -355,6 +362,7 @@ export const serve = Command.make(
                 }),
                 status: view.status,
                 memory: view.memory,
+                placement: undefined,
                 servers: Object.keys(loaded.config.servers).join(", ")
               }
             })
@@ -364,6 +372,7 @@ export const serve = Command.make(
           version: identity.version,
           status: hosted.status,
           memory: hosted.memory,
+          placement: hosted.placement,
           roots,
           maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
         }
