@@ -39,6 +39,7 @@ import {
   idleExitOption,
   listenOption,
   maxClientQueriesOption,
+  maxClientRequestsOption,
   maxPendingConnectionsOption,
   noPrewarmOption,
   rootOption,
@@ -201,6 +202,7 @@ export const serve = Command.make(
     handshakeTimeout: handshakeTimeoutOption,
     maxPendingConnections: maxPendingConnectionsOption,
     maxClientQueries: maxClientQueriesOption,
+    maxClientRequests: maxClientRequestsOption,
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption,
@@ -242,7 +244,8 @@ export const serve = Command.make(
       for (
         const [flag, value] of [
           ["--max-pending-connections", args.maxPendingConnections],
-          ["--max-client-queries", args.maxClientQueries]
+          ["--max-client-queries", args.maxClientQueries],
+          ["--max-client-requests", args.maxClientRequests]
         ] as const
       ) {
         if (Option.isSome(value) && value.value < 1) {
@@ -358,7 +361,8 @@ export const serve = Command.make(
           status: hosted.status,
           memory: hosted.memory,
           roots,
-          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
+          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries),
+          maxRequestsPerClient: Option.getOrUndefined(args.maxClientRequests)
         }
         const server = yield* Layer.build(
           (transport._tag === "Socket"
