@@ -9,6 +9,7 @@ import { bodiesSection, measureBodies } from "./bodies.js"
 import { clusterSection, measureCluster } from "./cluster.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { deadlineSection, measureDeadline } from "./deadline.js"
+import { floodSection, measureFlood } from "./flood.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
@@ -45,7 +46,8 @@ const ids = [
   "bodies",
   "load",
   "cluster",
-  "deadline"
+  "deadline",
+  "flood"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -186,6 +188,10 @@ try {
   if (selected("deadline")) {
     const part = await timed("deadline", "a cross-project question by a deadline", () => measureDeadline(options, log))
     sections.set("deadline", deadlineSection(part, options))
+  }
+  if (selected("flood")) {
+    const part = await timed("flood", "a flood from token holders", () => measureFlood(options))
+    sections.set("flood", floodSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

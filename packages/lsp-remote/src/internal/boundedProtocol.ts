@@ -211,7 +211,8 @@ export const make = (server: SocketServer.SocketServer["Type"], bounds: Bounds) 
           connection.received(parser.decode(data) as ReadonlyArray<FromClient>)
         }).pipe(
           Effect.interruptible,
-          Effect.catchIf((error) => error.reason === "Close", () => Effect.void),
+          Effect.catchIf((error) =>
+            error.reason === "Close", () => Effect.void),
           Effect.orDie
         )
       }).pipe(Effect.scoped)
