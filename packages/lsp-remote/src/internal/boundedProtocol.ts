@@ -177,6 +177,11 @@ export const make = (server: SocketServer.SocketServer["Type"], bounds: Bounds) 
         const io = yield* transport
         const id = nextId++
         const parser = serialization.unsafeMake()
+        // Registered first, so it runs last: the forwarding fiber has stopped before the RPC server is told.
+        yield* Effect.addFinalizer(() => {
+          connections.delete(id)
+          return disconnects.offer(id)
+        })
         // One fiber passes the connection's messages on, so the RPC server sees them in the order admitted.
         const outbox = yield* Queue.unbounded<FromClient>()
         const connection = makeConnection(bounds, io, (message) => Queue.unsafeOffer(outbox, message))
@@ -186,10 +191,6 @@ export const make = (server: SocketServer.SocketServer["Type"], bounds: Bounds) 
               Effect.zipRight(message._tag === "Request" ? turn : Effect.void)
             ))
         ))
-        yield* Effect.addFinalizer(() => {
-          connections.delete(id)
-          return disconnects.offer(id)
-        })
         connections.set(id, (response) =>
           Effect.async<void>((resume) => {
             let data: string | Uint8Array
