@@ -40,6 +40,7 @@ import {
   idleExitOption,
   listenOption,
   maxClientQueriesOption,
+  maxClientRequestsOption,
   maxPendingConnectionsOption,
   noPrewarmOption,
   rootOption,
@@ -203,6 +204,7 @@ export const serve = Command.make(
     handshakeTimeout: handshakeTimeoutOption,
     maxPendingConnections: maxPendingConnectionsOption,
     maxClientQueries: maxClientQueriesOption,
+    maxClientRequests: maxClientRequestsOption,
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption,
@@ -246,7 +248,8 @@ export const serve = Command.make(
       for (
         const [flag, value] of [
           ["--max-pending-connections", args.maxPendingConnections],
-          ["--max-client-queries", args.maxClientQueries]
+          ["--max-client-queries", args.maxClientQueries],
+          ["--max-client-requests", args.maxClientRequests]
         ] as const
       ) {
         if (Option.isSome(value) && value.value < 1) {
@@ -374,7 +377,8 @@ export const serve = Command.make(
           memory: hosted.memory,
           placement: hosted.placement,
           roots,
-          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
+          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries),
+          maxRequestsPerClient: Option.getOrUndefined(args.maxClientRequests)
         }
         const server = yield* Layer.build(
           (transport._tag === "Socket"
