@@ -70,25 +70,41 @@ export interface LayerOptions {
   readonly caFile?: string | undefined
 }
 
-/**
- * The `LspService` with one provider per configured language server, running on this machine
- * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
- * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`. With `remote`, the `LspService`
- * of that host instead (`LSP_REMOTE_UNAVAILABLE`, `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE`
- * when it cannot be used); releasing the Layer then closes the connection, not the host.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layer = (options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> =>
-  options.remote !== undefined ? remoteLayer(options.remote, options) : Layer.unwrapEffect(
+// The service is built right here, so it cannot have been shut down while the host registers its providers:
+// the registration's LSP_DISPOSED cannot happen.
+const localLayer = (options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspConfigurationError> =>
+  Layer.unwrapEffect(
     Effect.map(
       options.config === undefined
         ? Effect.map(LspConfigFile.presets(), (loaded) => loaded.input)
         : Effect.succeed(options.config),
       (config) => LspStdio.layer(config, options.stdio)
     )
-  ).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+  ).pipe(
+    Layer.provideMerge(LspService.layer),
+    Layer.catchAll((error) => error._tag === "LspOperationError" ? Layer.die(error) : Layer.fail(error)),
+    Layer.provide(NodeContext.layer)
+  )
+
+/**
+ * The `LspService` with one provider per configured language server, running on this machine
+ * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
+ * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`, an `LspConfigurationError` (its type
+ * says so). With `remote`, the `LspService` of that host instead (`LSP_REMOTE_UNAVAILABLE`,
+ * `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE`, an `LspRemoteError`, when it cannot be used;
+ * `LSP_INVALID_CONFIG` for a bad `remote`, token or CA file; for `"auto"`, whatever starting the daemon failed
+ * with): typed `LspError`, every family; releasing the Layer then closes the connection, not the host.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export function layer(
+  options?: LayerOptions & { readonly remote?: undefined }
+): Layer.Layer<LspService.LspService, LspError.LspConfigurationError>
+export function layer(options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspError>
+export function layer(options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> {
+  return options.remote !== undefined ? remoteLayer(options.remote, options) : localLayer(options)
+}
 
 /**
  * @since 0.1.0
