@@ -3,22 +3,24 @@
  * the whole seven-family `LspError` in these places it fails to compile).
  */
 import { describe, expectTypeOf, it } from "@effect/vitest"
-import { LspError, LspProvider, LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
-import { LspStdio } from "@lsp-seam/lsp-stdio"
+import type { LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
+import { LspError, LspProvider } from "@lsp-seam/lsp"
+import type { LspStdio } from "@lsp-seam/lsp-stdio"
 import { Effect, type Layer } from "effect"
 import * as LspSeam from "../src/LspSeam.js"
 
 describe("error channels", () => {
   it("a local LspSeam.layer fails only with configuration errors; a remote one may fail with any family", () => {
-    const local = LspSeam.layer({ config: { servers: {} } })
-    expectTypeOf<Layer.Layer.Error<typeof local>>().toEqualTypeOf<LspError.LspConfigurationError>()
-    const remote = LspSeam.layer({ remote: "auto" })
-    expectTypeOf<Layer.Layer.Error<typeof remote>>().toEqualTypeOf<LspError.LspError>()
+    expectTypeOf(LspSeam.layer({ config: { servers: {} } })).toEqualTypeOf<
+      Layer.Layer<LspService.LspService, LspError.LspConfigurationError>
+    >()
+    expectTypeOf(LspSeam.layer({ remote: "auto" })).toEqualTypeOf<
+      Layer.Layer<LspService.LspService, LspError.LspError>
+    >()
   })
 
   it("the stdio host fails to build with a configuration error or a refused registration", () => {
-    const host = LspStdio.layer({ servers: {} })
-    expectTypeOf<Layer.Layer.Error<typeof host>>().toEqualTypeOf<
+    expectTypeOf<Layer.Layer.Error<ReturnType<typeof LspStdio.layer>>>().toEqualTypeOf<
       LspError.LspConfigurationError | LspError.LspOperationError
     >()
     expectTypeOf<Effect.Effect.Error<ReturnType<typeof LspService.registerProvider>>>().toEqualTypeOf<
