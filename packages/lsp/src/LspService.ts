@@ -31,9 +31,7 @@ export interface LspServiceShape {
    * extension are reserved together, or the call fails with `LSP_INVALID_PROVIDER` / `LSP_CONFLICT` (or
    * `LSP_DISPOSED` after shutdown) and reserves nothing. Closing the scope releases them together.
    */
-  readonly registerProvider: (
-    provider: LspProvider
-  ) => Effect.Effect<void, LspError.LspRegistrationError, Scope.Scope>
+  readonly registerProvider: (provider: LspProvider) => Effect.Effect<void, LspError.LspRegistrationError, Scope.Scope>
   /**
    * Routes a query to the provider of the file's final extension (`LSP_UNAVAILABLE` when none) and returns
    * its answer. Provider failures reach the caller unchanged.
@@ -63,15 +61,12 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
 
   const registerProvider = (provider: LspProvider) =>
     Effect.acquireRelease(
-      Ref.modify(
-        state,
-        (current): readonly [Either.Either<number, LspError.LspRegistrationError>, Registry.RegistryState] => {
-          const reserved = Either.flatMap(Registry.validate(provider), (valid) => Registry.reserve(current, valid))
-          return Either.isRight(reserved)
-            ? [Either.right(reserved.right[0]), reserved.right[1]]
-            : [Either.left(reserved.left), current]
-        }
-      ).pipe(Effect.flatMap((reserved) => reserved)),
+      Ref.modify(state, (current): readonly [Registry.Reservation, Registry.RegistryState] => {
+        const reserved = Either.flatMap(Registry.validate(provider), (valid) => Registry.reserve(current, valid))
+        return Either.isRight(reserved)
+          ? [Either.right(reserved.right[0]), reserved.right[1]]
+          : [Either.left(reserved.left), current]
+      }).pipe(Effect.flatMap((reserved) => reserved)),
       (token) => Ref.update(state, (current) => Registry.release(current, provider.id, token))
     ).pipe(Effect.asVoid, Effect.withSpan("LspService.registerProvider"))
 

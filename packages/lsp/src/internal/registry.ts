@@ -101,6 +101,9 @@ export const validate = (input: LspProvider): Either.Either<ValidProvider, LspEr
   return Either.right({ provider: input, extensions })
 }
 
+/** A registration's token, or why it was refused. */
+export type Reservation = Either.Either<number, LspError.LspRegistrationError>
+
 /** Reserves the id and every extension in one step, or nothing at all. Returns the registration token. */
 export const reserve = (
   state: RegistryState,
