@@ -13,10 +13,10 @@ import * as Body from "./internal/result/body.js"
 import * as Calls from "./internal/result/calls.js"
 import * as Diagnostics from "./internal/result/diagnostics.js"
 import * as Edits from "./internal/result/edits.js"
+import * as Emptiness from "./internal/result/emptiness.js"
 import * as Navigation from "./internal/result/navigation.js"
 import * as Symbols from "./internal/result/symbols.js"
 import type { LspOperation } from "./LspQuery.js"
-import * as LspResultRead from "./LspResultRead.js"
 
 /**
  * The source text of the declaration a location or symbol points at, present when the request asked for it
@@ -349,7 +349,7 @@ export const hover: (hover: LspHover | null) => LspHoverResult = Navigation.hove
  * @since 0.1.0
  * @category utils
  */
-export const isEmpty: (result: LspQueryResult) => boolean = LspResultRead.isEmpty
+export const isEmpty: (result: LspQueryResult) => boolean = Emptiness.isEmpty
 
 /**
  * @since 0.1.0
