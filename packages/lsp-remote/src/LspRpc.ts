@@ -118,13 +118,13 @@ export const MemoryStatus = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type MemoryStatus = typeof MemoryStatus.Type
+export interface MemoryStatus extends Schema.Schema.Type<typeof MemoryStatus> {}
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type ServerStatus = typeof ServerStatus.Type
+export interface ServerStatus extends Schema.Schema.Type<typeof ServerStatus> {}
 
 /**
  * What a client says about itself when it greets a host.
@@ -141,7 +141,7 @@ export const HelloRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type HelloRequest = typeof HelloRequest.Type
+export interface HelloRequest extends Schema.Schema.Type<typeof HelloRequest> {}
 
 /**
  * Who answers: enough for a client to refuse a host of another version or configuration, and for a
@@ -186,7 +186,7 @@ export const HelloResponse = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type HelloResponse = typeof HelloResponse.Type
+export interface HelloResponse extends Schema.Schema.Type<typeof HelloResponse> {}
 
 /**
  * `LspError.LspError` as the wire carries it: the same errors and the same JSON (`_tag` the code's family),

@@ -26,10 +26,13 @@ export const LspProviderId = Schema.String.pipe(Schema.brand("@lsp-seam/lsp/LspP
 export type LspProviderId = typeof LspProviderId.Type
 
 /**
+ * A provider whose queries fail with `E`: every `LspError` family by default; a provider on this machine (the stdio
+ * host) is an `LspProvider<LspError.LspLocalError>`, since only a remote host's client raises `LspRemoteError`.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface LspProvider {
+export interface LspProvider<out E extends LspError = LspError> {
   /** Unique among registered providers. */
   readonly id: LspProviderId
   /**
@@ -38,15 +41,15 @@ export interface LspProvider {
    */
   readonly extensionToLanguage: Readonly<Record<string, string>>
   /** Answers one query. Failures are `LspError`s and reach the caller unchanged. */
-  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, E>
 }
 
 /**
  * @since 0.1.0
  * @category constructors
  */
-export const make = (provider: {
+export const make = <E extends LspError = LspError>(provider: {
   readonly id: string
   readonly extensionToLanguage: Readonly<Record<string, string>>
-  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
-}): LspProvider => ({ ...provider, id: LspProviderId.make(provider.id) })
+  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, E>
+}): LspProvider<E> => ({ ...provider, id: LspProviderId.make(provider.id) })

@@ -85,7 +85,7 @@ export const LspPosition = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspPosition = typeof LspPosition.Type
+export interface LspPosition extends Schema.Schema.Type<typeof LspPosition> {}
 
 /**
  * A zero-based, end-exclusive range.
@@ -102,7 +102,7 @@ export const LspRange = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspRange = typeof LspRange.Type
+export interface LspRange extends Schema.Schema.Type<typeof LspRange> {}
 
 /**
  * Whether each location or symbol of the answer should carry `body`, the source text of the whole declaration
@@ -140,7 +140,7 @@ export const LspPositionRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspPositionRequest = typeof LspPositionRequest.Type
+export interface LspPositionRequest extends Schema.Schema.Type<typeof LspPositionRequest> {}
 
 /**
  * A query about a whole file. `includeBody`: see `IncludeBody`.
@@ -159,7 +159,7 @@ export const LspDocumentRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspDocumentRequest = typeof LspDocumentRequest.Type
+export interface LspDocumentRequest extends Schema.Schema.Type<typeof LspDocumentRequest> {}
 
 /**
  * A search for symbols whose names match `query` (non-blank; servers match it fuzzily, by their own rules).
@@ -182,7 +182,7 @@ export const LspWorkspaceSymbolRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspWorkspaceSymbolRequest = typeof LspWorkspaceSymbolRequest.Type
+export interface LspWorkspaceSymbolRequest extends Schema.Schema.Type<typeof LspWorkspaceSymbolRequest> {}
 
 /**
  * How serious a diagnostic is, most serious first.
@@ -216,7 +216,7 @@ export const LspDiagnosticsRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspDiagnosticsRequest = typeof LspDiagnosticsRequest.Type
+export interface LspDiagnosticsRequest extends Schema.Schema.Type<typeof LspDiagnosticsRequest> {}
 
 /**
  * The preview of renaming the symbol at a position to `newName`: the edits the server's rename would make,
@@ -239,7 +239,7 @@ export const LspRenameRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspRenameRequest = typeof LspRenameRequest.Type
+export interface LspRenameRequest extends Schema.Schema.Type<typeof LspRenameRequest> {}
 
 /**
  * A query as callers send it: the closed union of the request shapes, discriminated by `operation`.
@@ -259,7 +259,12 @@ export const LspQueryRequest = Schema.Union(
  * @since 0.1.0
  * @category models
  */
-export type LspQueryRequest = typeof LspQueryRequest.Type
+export type LspQueryRequest =
+  | LspPositionRequest
+  | LspDocumentRequest
+  | LspWorkspaceSymbolRequest
+  | LspDiagnosticsRequest
+  | LspRenameRequest
 
 /**
  * A query as a provider receives it: the request plus the language id taken from the chosen provider's

@@ -35,7 +35,7 @@ export const LspBody: typeof Body.LspBody = Body.LspBody
  * @since 0.1.0
  * @category models
  */
-export type LspBody = Body.LspBody
+export interface LspBody extends Schema.Schema.Type<typeof Body.LspBody> {}
 
 /**
  * A place in a document: a URI (usually `file:`) and a zero-based range; `body` when asked for.
@@ -49,7 +49,7 @@ export const LspLocation: typeof Navigation.LspLocation = Navigation.LspLocation
  * @since 0.1.0
  * @category models
  */
-export type LspLocation = Navigation.LspLocation
+export interface LspLocation extends Schema.Schema.Type<typeof Navigation.LspLocation> {}
 
 /**
  * Hover contents normalised to one string (markdown or plain text), and the range it applies to.
@@ -63,7 +63,7 @@ export const LspHover: typeof Navigation.LspHover = Navigation.LspHover
  * @since 0.1.0
  * @category models
  */
-export type LspHover = Navigation.LspHover
+export interface LspHover extends Schema.Schema.Type<typeof Navigation.LspHover> {}
 
 /**
  * What every answer may carry besides its content: whether it may be incomplete and why (`Incomplete`,
@@ -102,7 +102,7 @@ export const LspLocationsResult: typeof Navigation.LspLocationsResult = Navigati
  * @since 0.1.0
  * @category models
  */
-export type LspLocationsResult = Navigation.LspLocationsResult
+export interface LspLocationsResult extends Schema.Schema.Type<typeof Navigation.LspLocationsResult> {}
 
 /**
  * The answer to hover; `null` when the server has nothing to say at that position.
@@ -116,7 +116,7 @@ export const LspHoverResult: typeof Navigation.LspHoverResult = Navigation.LspHo
  * @since 0.1.0
  * @category models
  */
-export type LspHoverResult = Navigation.LspHoverResult
+export interface LspHoverResult extends Schema.Schema.Type<typeof Navigation.LspHoverResult> {}
 
 /**
  * LSP's symbol kinds by name (`SymbolKind` 1–26), as results carry them.
@@ -147,7 +147,7 @@ export const LspSymbol: typeof Symbols.LspSymbol = Symbols.LspSymbol
  * @since 0.1.0
  * @category models
  */
-export type LspSymbol = Symbols.LspSymbol
+export interface LspSymbol extends Schema.Schema.Type<typeof Symbols.LspSymbol> {}
 
 /**
  * The answer to documentSymbol (the file's symbols in document order, parents before their children) and
@@ -162,7 +162,7 @@ export const LspSymbolsResult: typeof Symbols.LspSymbolsResult = Symbols.LspSymb
  * @since 0.1.0
  * @category models
  */
-export type LspSymbolsResult = Symbols.LspSymbolsResult
+export interface LspSymbolsResult extends Schema.Schema.Type<typeof Symbols.LspSymbolsResult> {}
 
 /**
  * A function-like item of the call hierarchy: a caller, a callee, or the item the calls were asked about.
@@ -176,7 +176,7 @@ export const LspCallItem: typeof Calls.LspCallItem = Calls.LspCallItem
  * @since 0.1.0
  * @category models
  */
-export type LspCallItem = Calls.LspCallItem
+export interface LspCallItem extends Schema.Schema.Type<typeof Calls.LspCallItem> {}
 
 /**
  * One call edge: the caller (incomingCalls) or callee (outgoingCalls), and the call sites `fromRanges`,
@@ -191,7 +191,7 @@ export const LspCall: typeof Calls.LspCall = Calls.LspCall
  * @since 0.1.0
  * @category models
  */
-export type LspCall = Calls.LspCall
+export interface LspCall extends Schema.Schema.Type<typeof Calls.LspCall> {}
 
 /**
  * The answer to incomingCalls and outgoingCalls: the items the position prepared (usually one), and the
@@ -206,7 +206,7 @@ export const LspCallsResult: typeof Calls.LspCallsResult = Calls.LspCallsResult
  * @since 0.1.0
  * @category models
  */
-export type LspCallsResult = Calls.LspCallsResult
+export interface LspCallsResult extends Schema.Schema.Type<typeof Calls.LspCallsResult> {}
 
 /**
  * A place the server relates to a diagnostic (the declaration a type error conflicts with, the other
@@ -221,7 +221,7 @@ export const LspRelatedInformation: typeof Diagnostics.LspRelatedInformation = D
  * @since 0.1.0
  * @category models
  */
-export type LspRelatedInformation = Diagnostics.LspRelatedInformation
+export interface LspRelatedInformation extends Schema.Schema.Type<typeof Diagnostics.LspRelatedInformation> {}
 
 /**
  * One diagnostic of the asked file: where, how serious, what, and the places the server related to it
@@ -236,7 +236,7 @@ export const LspDiagnostic: typeof Diagnostics.LspDiagnostic = Diagnostics.LspDi
  * @since 0.1.0
  * @category models
  */
-export type LspDiagnostic = Diagnostics.LspDiagnostic
+export interface LspDiagnostic extends Schema.Schema.Type<typeof Diagnostics.LspDiagnostic> {}
 
 /**
  * The answer to diagnostics: the asked file's own, most severe first, then by position; never a diagnostic
@@ -251,7 +251,7 @@ export const LspDiagnosticsResult: typeof Diagnostics.LspDiagnosticsResult = Dia
  * @since 0.1.0
  * @category models
  */
-export type LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
+export interface LspDiagnosticsResult extends Schema.Schema.Type<typeof Diagnostics.LspDiagnosticsResult> {}
 
 /**
  * One text edit of a rename preview: replace `range` of `uri` with `newText`. `oldText` is the text the range
@@ -267,7 +267,7 @@ export const LspTextEdit: typeof Edits.LspTextEdit = Edits.LspTextEdit
  * @since 0.1.0
  * @category models
  */
-export type LspTextEdit = Edits.LspTextEdit
+export interface LspTextEdit extends Schema.Schema.Type<typeof Edits.LspTextEdit> {}
 
 /**
  * A file operation of a rename preview (a server may rename the file of a module with it): `create` or
@@ -283,7 +283,7 @@ export const LspResourceOperation: typeof Edits.LspResourceOperation = Edits.Lsp
  * @since 0.1.0
  * @category models
  */
-export type LspResourceOperation = Edits.LspResourceOperation
+export interface LspResourceOperation extends Schema.Schema.Type<typeof Edits.LspResourceOperation> {}
 
 /**
  * The answer to renamePreview: the server's `WorkspaceEdit` as a flat list of text edits sorted by file and
@@ -299,7 +299,7 @@ export const LspEditsResult: typeof Edits.LspEditsResult = Edits.LspEditsResult
  * @since 0.1.0
  * @category models
  */
-export type LspEditsResult = Edits.LspEditsResult
+export interface LspEditsResult extends Schema.Schema.Type<typeof Edits.LspEditsResult> {}
 
 /**
  * The closed union of answers, discriminated by `kind`.
@@ -320,7 +320,13 @@ export const LspQueryResult = Schema.Union(
  * @since 0.1.0
  * @category models
  */
-export type LspQueryResult = typeof LspQueryResult.Type
+export type LspQueryResult =
+  | LspLocationsResult
+  | LspHoverResult
+  | LspSymbolsResult
+  | LspCallsResult
+  | LspDiagnosticsResult
+  | LspEditsResult
 
 /**
  * @since 0.1.0
