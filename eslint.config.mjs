@@ -19,6 +19,8 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-namespace": "off",
+      // `interface X extends Schema.Schema.Type<typeof X> {}` names a Schema's type in compiler messages.
+      "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
       "@effect/dprint": [
         "error",
         {

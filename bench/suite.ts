@@ -10,6 +10,7 @@ import { clusterSection, measureCluster } from "./cluster.js"
 import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldStart.js"
 import { deadlineSection, measureDeadline } from "./deadline.js"
 import { failoverSection, measureFailover } from "./failover.js"
+import { floodSection, measureFlood } from "./flood.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
@@ -47,7 +48,8 @@ const ids = [
   "load",
   "cluster",
   "failover",
-  "deadline"
+  "deadline",
+  "flood"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -192,6 +194,10 @@ try {
   if (selected("deadline")) {
     const part = await timed("deadline", "a cross-project question by a deadline", () => measureDeadline(options, log))
     sections.set("deadline", deadlineSection(part, options))
+  }
+  if (selected("flood")) {
+    const part = await timed("flood", "a flood from token holders", () => measureFlood(options))
+    sections.set("flood", floodSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))

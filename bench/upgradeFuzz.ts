@@ -56,63 +56,66 @@ export interface UpgradeFuzzPart {
 }
 
 /** Compiles the command (incremental: fast when it is up to date), as the remote benchmark does. */
-const buildCommand = () =>
+export const buildCommand = () =>
   ChildProcess.execFileSync(process.execPath, [
     createRequire(import.meta.url).resolve("typescript/bin/tsc"),
     "-b",
     Path.join(repository, "packages", "cli", "tsconfig.src.json")
   ], { cwd: repository, stdio: "inherit" })
 
-interface Served {
+export interface Served {
   readonly process: ChildProcess.ChildProcess
   readonly port: number
   readonly token: Redacted.Redacted<string>
   readonly workspace: string
 }
 
-/** `lsp-seam serve --listen 127.0.0.1:0` on a fake-server workspace, until the scope closes. */
-const served = Effect.acquireRelease(
-  Effect.async<Served, Error>((resume) => {
-    const workspace = fakeWorkspace({ "lsp-seam.json": JSON.stringify(hostConfig(fakeServer)) })
-    const tokenFile = Path.join(workspace, "token")
-    const child = ChildProcess.spawn(process.execPath, [
-      bin,
-      "serve",
-      "--listen",
-      "127.0.0.1:0",
-      "--token-file",
-      tokenFile,
-      "--handshake-timeout",
-      `${handshakeTimeoutMs}ms`,
-      "--root",
-      workspace,
-      "--config",
-      Path.join(workspace, "lsp-seam.json"),
-      "--no-prewarm"
-    ], { cwd: workspace, stdio: ["ignore", "ignore", "pipe"] })
-    let stderr = ""
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8")
-      const port = /listening on ws:\/\/127\.0\.0\.1:([0-9]+)\//.exec(stderr)?.[1]
-      if (port === undefined) return
-      child.stderr.removeAllListeners("data")
-      child.stderr.resume()
-      const token = Redacted.make(Fs.readFileSync(tokenFile, "utf8").trim())
-      resume(Effect.succeed({ process: child, port: Number(port), token, workspace }))
-    })
-    child.once("exit", (code, signal) => resume(Effect.fail(new Error(`serve exited ${code ?? signal}: ${stderr}`))))
-  }),
-  ({ process: child }) =>
-    Effect.async<void>((resume) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-      const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
-      child.once("exit", () => {
-        clearTimeout(kill)
-        resume(Effect.void)
+/**
+ * `lsp-seam serve --listen 127.0.0.1:0 …options` on a fake-server workspace, until the scope closes (the flood
+ * benchmark's host too).
+ */
+export const served = (options: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.async<Served, Error>((resume) => {
+      const workspace = fakeWorkspace({ "lsp-seam.json": JSON.stringify(hostConfig(fakeServer)) })
+      const tokenFile = Path.join(workspace, "token")
+      const child = ChildProcess.spawn(process.execPath, [
+        bin,
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        tokenFile,
+        ...options,
+        "--root",
+        workspace,
+        "--config",
+        Path.join(workspace, "lsp-seam.json"),
+        "--no-prewarm"
+      ], { cwd: workspace, stdio: ["ignore", "ignore", "pipe"] })
+      let stderr = ""
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8")
+        const port = /listening on ws:\/\/127\.0\.0\.1:([0-9]+)\//.exec(stderr)?.[1]
+        if (port === undefined) return
+        child.stderr.removeAllListeners("data")
+        child.stderr.resume()
+        const token = Redacted.make(Fs.readFileSync(tokenFile, "utf8").trim())
+        resume(Effect.succeed({ process: child, port: Number(port), token, workspace }))
       })
-      child.kill("SIGTERM")
-    })
-)
+      child.once("exit", (code, signal) => resume(Effect.fail(new Error(`serve exited ${code ?? signal}: ${stderr}`))))
+    }),
+    ({ process: child }) =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+        const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
+        child.once("exit", () => {
+          clearTimeout(kill)
+          resume(Effect.void)
+        })
+        child.kill("SIGTERM")
+      })
+  )
 
 /** Times sequential hover queries of the real client until `until` holds (at least `minimum` of them). */
 const clientLoop = (
@@ -148,7 +151,7 @@ const byStatusOf = (outcomes: ReadonlyArray<Outcome>): UpgradeFuzzPart["byStatus
 
 const measure = (options: Options) =>
   Effect.gen(function*() {
-    const host = yield* served
+    const host = yield* served(["--handshake-timeout", `${handshakeTimeoutMs}ms`])
     const cases = upgradeCases(Redacted.value(host.token), { seed, count: options.quick ? 300 : 6_000 })
     const rounds = options.quick ? 1 : 6
     const client = yield* LspRemoteClient.make({

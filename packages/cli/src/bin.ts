@@ -37,7 +37,7 @@ const edge = async (args: ReadonlyArray<string>): Promise<number | undefined> =>
     const { loadBundle } = await import("./internal/query/fastPathBundle.js")
     const loaded = loadBundle<Edge>(new URL("./", import.meta.url), "quickQuery")
     const parsed = loaded?.parse(args)
-    return parsed === undefined ? undefined : await loaded?.run(parsed)
+    return parsed === undefined ? undefined : await loaded?.run(parsed, { startedAt: performance.timeOrigin })
   } catch {
     return undefined
   }

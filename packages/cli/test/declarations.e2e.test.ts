@@ -5,7 +5,9 @@
  * write their declarations only if every module those types live in can be named by a package path
  * (`@lsp-seam/lsp/LspError`), as Effect's packages export theirs; otherwise it fails with TS2742. Each public
  * module (a file at the top of a package's `src`) is imported by its path, checked to be the very module the
- * index re-exports, and `internal/*` stays closed. No skip: an unreachable registry fails the test.
+ * index re-exports, and `internal/*` stays closed. The application brings its own TypeScript (another version than
+ * this repository's): it is the only copy installed, none nested under a library. No skip: an unreachable registry
+ * fails the test.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
@@ -15,6 +17,8 @@ import { scopedTempDir } from "./support/cli.js"
 import { install, installed, pack, pinnedPeers, root, run, tsc } from "./support/packed.js"
 
 const libraries = ["lsp", "lsp-stdio", "lsp-remote", "lsp-cluster", "tool-lsp", "setup"] as const
+// Outside the ~5.9 this repository pins: a library that pinned TypeScript would bring a second copy beside it.
+const appTypeScript = "5.8.3"
 const fixture = NodePath.join(import.meta.dirname, "fixtures", "declarations")
 
 interface PublicModule {
@@ -79,8 +83,17 @@ describe("a library built on the packed libraries, with declaration: true", () =
         yield* install(app, [
           ...packed,
           ...pinnedPeers(libraries),
-          `@types/node@${installed("@types/node").version}`
+          `@types/node@${installed("@types/node").version}`,
+          // The application's own TypeScript, not the one this repository runs: it must be the only copy.
+          `typescript@${appTypeScript}`
         ], { ignoreScripts: true })
+        const modulesDir = NodePath.join(app, "node_modules")
+        const typescriptVersion = NodeFs.readFileSync(NodePath.join(modulesDir, "typescript", "package.json"), "utf8")
+        assert.include(typescriptVersion, `"version": "${appTypeScript}"`)
+        const nested = libraries.filter((name) =>
+          NodeFs.existsSync(NodePath.join(modulesDir, "@lsp-seam", name, "node_modules", "typescript"))
+        )
+        assert.deepStrictEqual(nested, [])
 
         const modules = libraries.flatMap(publicModules)
         assert.includeMembers(modules.map((module) => module.specifier), [

@@ -13,12 +13,15 @@
  */
 import type { MailboxFull } from "@effect/cluster/ClusterError"
 import type { AlreadyProcessingMessage, PersistenceError } from "@effect/cluster/ClusterError"
+import type * as RunnerStorage from "@effect/cluster/RunnerStorage"
 import type * as Sharding from "@effect/cluster/Sharding"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { LspDeadline, LspDecode, LspError, LspQuery, LspService } from "@lsp-seam/lsp"
 import type { LspResult } from "@lsp-seam/lsp"
 import { LspRpc } from "@lsp-seam/lsp-remote"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -26,8 +29,13 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as ClusterHealth from "./internal/health.js"
 import * as ClusterSharding from "./internal/sharding.js"
+import type * as Transport from "./internal/transport.js"
 import * as LspClusterEntity from "./LspClusterEntity.js"
+import type * as LspClusterHealth from "./LspClusterHealth.js"
 import * as LspClusterStorage from "./LspClusterStorage.js"
 
 /**
@@ -44,6 +52,15 @@ export interface LspClusterClientShape {
   readonly hello: (workspaceRoot: string) => Effect.Effect<LspRpc.HelloResponse, LspError.LspError>
   /** The status view of a workspace's stdio host, on its runner. */
   readonly status: (workspaceRoot: string) => Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError>
+  /** The client's last look at the cluster (taken every second): its runners, or why it cannot answer. */
+  readonly health: Effect.Effect<LspClusterHealth.Health>
+  /** Every look from now on, the current one first. */
+  readonly healthChanges: Stream.Stream<LspClusterHealth.Health>
+  /**
+   * Where the workspaces live: the runners, their health and the workspaces each holds, read afresh from the
+   * storage and the runners. Starts no workspace.
+   */
+  readonly placement: Effect.Effect<LspClusterHealth.Placement>
 }
 
 /**
@@ -99,13 +116,29 @@ const mapCluster = (entityId: string) =>
   })
 
 /**
- * Builds the client over the `Sharding` in context.
+ * Builds the client over the `Sharding` and `RunnerStorage` in context. `storage` names the storage in
+ * messages; `security` is what the runners expect (their health is probed with it).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding | Scope.Scope> = Effect.gen(
-  function*() {
+export const make = (options: {
+  readonly storage: string
+  readonly security: Transport.Security
+  readonly unavailableAfter?: Duration.DurationInput | undefined
+}): Effect.Effect<
+  LspClusterClientShape,
+  never,
+  Sharding.Sharding | RunnerStorage.RunnerStorage | SqlClient.SqlClient | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<RunnerStorage.RunnerStorage | SqlClient.SqlClient>()
+    const health = yield* ClusterHealth.watch(options.storage, options.security)
+    const after = Duration.decode(options.unavailableAfter ?? ClusterHealth.defaultUnavailableAfter)
+    // The query goes on during an outage (the cluster may come back within the bound); it fails only once it
+    // has spent `after` in one.
+    const guarded = <A>(id: string, effect: Effect.Effect<A, LspError.LspError>) =>
+      Effect.raceFirst(effect, ClusterHealth.failWhenUnavailable(health, after, id))
     const clientFor = yield* LspClusterEntity.Workspace.client
     const withBudget = Effect.map(LspDeadline.remaining, (remaining) =>
       Option.match(remaining, {
@@ -118,8 +151,13 @@ export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding
           LspError.invalidArguments(`Invalid LSP query: ${ParseResult.TreeFormatter.formatErrorSync(error)}`),
         onRight: (request) => {
           const id = LspClusterEntity.entityId(request.workspaceRoot)
-          return Effect.flatMap(withBudget, (options) =>
-            mapCluster(id)(clientFor(id).Query({ ...request, workspaceRoot: id }, options)))
+          return guarded(
+            id,
+            Effect.flatMap(
+              withBudget,
+              (options) => mapCluster(id)(clientFor(id).Query({ ...request, workspaceRoot: id }, options))
+            )
+          )
         }
       })
     const call = <A>(
@@ -127,15 +165,25 @@ export const make: Effect.Effect<LspClusterClientShape, never, Sharding.Sharding
       f: (id: string) => Effect.Effect<A, LspError.LspError | MailboxFull | AlreadyProcessingMessage | PersistenceError>
     ) => {
       const id = LspClusterEntity.entityId(workspaceRoot)
-      return mapCluster(id)(f(id))
+      return guarded(id, mapCluster(id)(f(id)))
     }
     return {
       query,
       hello: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Hello({ clientVersion: LspRpc.version })),
-      status: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Status())
+      status: (workspaceRoot) => call(workspaceRoot, (id) => clientFor(id).Status()),
+      health: SubscriptionRef.get(health),
+      healthChanges: health.changes,
+      placement: Effect.provide(ClusterHealth.placement(options.storage, options.security), context)
     }
-  }
-)
+  })
+
+/**
+ * How long a query may wait, by default, while the cluster cannot answer: 10 seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultUnavailableAfter: Duration.Duration = ClusterHealth.defaultUnavailableAfter
 
 /**
  * @since 0.1.0
@@ -153,6 +201,11 @@ export interface Options {
   readonly tls?: { readonly ca?: string | undefined } | undefined
   /** Accept a SQLite store that other users may write (see `LspClusterStorage.layer`); warns. */
   readonly allowWritableStorage?: boolean | undefined
+  /**
+   * How long a query may wait while the cluster cannot answer (its storage unreachable, no runner registered
+   * or answering) before it fails with `LSP_REMOTE_UNAVAILABLE` naming the cause (default 10 s).
+   */
+  readonly unavailableAfter?: Duration.DurationInput | undefined
 }
 
 /**
@@ -163,27 +216,35 @@ export interface Options {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LspService.LspService | LspClusterClient, LspError.LspError> =>
-  Layer.scopedContext(Effect.map(make, (client) =>
-    Context.make(LspClusterClient, client).pipe(
-      Context.add(
-        LspService.LspService,
-        LspService.LspService.of({
-          registerProvider: (provider) =>
-            LspError.invalidProvider(
-              `Cannot register provider "${provider.id}": this LspService sends every query to the lsp-seam ` +
-                `cluster at ${LspClusterStorage.describe(options.storage)}; register providers on its runners.`,
-              { providerId: provider.id }
-            ),
-          query: client.query
-        })
-      )
-    ))).pipe(
-      Layer.provide(ClusterSharding.client({
-        token: options.token,
-        tls: options.tls === undefined ? undefined : { ca: options.tls.ca }
-      })),
-      Layer.provide(
-        LspClusterStorage.layer(options.storage, { allowWritableByOthers: options.allowWritableStorage })
-      )
+export const layer = (options: Options): Layer.Layer<LspService.LspService | LspClusterClient, LspError.LspError> => {
+  const security: Transport.Security = {
+    token: options.token,
+    tls: options.tls === undefined ? undefined : { ca: options.tls.ca }
+  }
+  const storage = LspClusterStorage.describe(options.storage)
+  return Layer.scopedContext(
+    Effect.map(
+      make({ storage, security, unavailableAfter: options.unavailableAfter }),
+      (client) =>
+        Context.make(LspClusterClient, client).pipe(
+          Context.add(
+            LspService.LspService,
+            LspService.LspService.of({
+              registerProvider: (provider) =>
+                LspError.invalidProvider(
+                  `Cannot register provider "${provider.id}": this LspService sends every query to the lsp-seam ` +
+                    `cluster at ${storage}; register providers on its runners.`,
+                  { providerId: provider.id }
+                ),
+              query: client.query
+            })
+          )
+        )
     )
+  ).pipe(
+    Layer.provide(ClusterSharding.client(security)),
+    Layer.provide(
+      LspClusterStorage.layer(options.storage, { allowWritableByOthers: options.allowWritableStorage })
+    )
+  )
+}

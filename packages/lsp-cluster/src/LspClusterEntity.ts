@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Path from "node:path"
+import * as Placement from "./internal/placement.js"
 
 /**
  * The entity type: a workspace served by lsp-seam, speaking the remote host's RPC group.
@@ -76,7 +77,8 @@ const failing = (error: LspError.LspError) =>
     Hello: () => Effect.fail(error),
     Query: () => Effect.fail(error),
     Status: () => Effect.fail(error),
-    Memory: () => Effect.fail(error)
+    Memory: () => Effect.fail(error),
+    Placement: () => Effect.fail(error)
   })
 
 const misrouted = (workspaceRoot: string, id: string) =>
@@ -102,6 +104,8 @@ export const layer = (options: Options) =>
       const runner = yield* Entity.CurrentRunnerAddress
       const scope = yield* Effect.scope
       const id = address.entityId
+      // Recorded for the placement view (`LspClusterClient.placement`) while the entity lives.
+      yield* Placement.hold(`${runner.host}:${runner.port}`, id)
       const built = yield* Effect.either(Effect.gen(function*() {
         const host = yield* Layer.buildWithScope(
           LspStdio.layer(options.config, options.stdio).pipe(
@@ -128,7 +132,8 @@ export const layer = (options: Options) =>
             ? handlers.Query(envelope.payload, { clientId: 0, headers: envelope.headers })
             : misrouted(envelope.payload.workspaceRoot, id),
         Status: () => handlers.Status(),
-        Memory: () => handlers.Memory()
+        Memory: () => handlers.Memory(),
+        Placement: () => handlers.Placement()
       })
     }),
     {

@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Tls from "node:tls"
+import * as Placement from "./internal/placement.js"
 import * as ClusterSharding from "./internal/sharding.js"
 import * as LspClusterEntity from "./LspClusterEntity.js"
 import * as LspClusterStorage from "./LspClusterStorage.js"
@@ -129,7 +130,10 @@ export const layer = (options: Options): Layer.Layer<LspClusterRunner, LspError.
     const entity = LspClusterEntity.layer({ ...options, roots })
     const shape: LspClusterRunnerShape = { address: advertise, roots }
     return Layer.succeed(LspClusterRunner, shape).pipe(
-      Layer.provide(entity),
+      // Rows a killed predecessor at this address left in the placement view go before any entity starts.
+      Layer.provide(
+        Layer.flatMap(Layer.effectDiscard(Placement.clear(`${advertise.host}:${advertise.port}`)), () => entity)
+      ),
       Layer.provide(
         Layer.catchAll(
           ClusterSharding.runner({

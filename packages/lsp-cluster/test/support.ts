@@ -164,12 +164,21 @@ const postgresBin = (name: string): string => {
   return found
 }
 
+/** A PostgreSQL server of the test's own: its URL, and a way to stop it and start it again on the same port. */
+export interface PostgresServer {
+  readonly url: string
+  /** Fast shutdown (SIGINT), and wait for the exit. */
+  readonly stop: Effect.Effect<void>
+  /** Starts it again on the same data and port; waits until it accepts connections. */
+  readonly start: Effect.Effect<void>
+}
+
 /**
  * A PostgreSQL server of the test's own, in a temporary directory, on a loopback port and a socket in that
  * directory, trusted for local connections; stopped with the scope. PostgreSQL refuses to run as root, so
  * under root it runs as `nobody` (setpriv, which execs: the signal that stops it reaches postgres itself).
  */
-export const startPostgres: Effect.Effect<string, never, Scope.Scope> = Effect.gen(function*() {
+export const postgresServer: Effect.Effect<PostgresServer, never, Scope.Scope> = Effect.gen(function*() {
   const initdb = postgresBin("initdb")
   const postgres = postgresBin("postgres")
   const directory = yield* tempDirectory("lsp-cluster-pg-")
@@ -201,22 +210,33 @@ export const startPostgres: Effect.Effect<string, never, Scope.Scope> = Effect.g
     "-c",
     "max_connections=200"
   ])
-  const child = yield* Effect.acquireRelease(
-    Effect.sync(() => ChildProcess.spawn(start.command, start.args, { stdio: ["ignore", "pipe", "pipe"] })),
-    (child) =>
-      Effect.async<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        // SIGINT: PostgreSQL's fast shutdown.
-        child.kill("SIGINT")
-      })
-  )
-  let log = ""
-  child.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
-  child.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
-  yield* waitFor("PostgreSQL to accept connections", () => {
-    if (child.exitCode !== null) throw new Error(`postgres exited (${child.exitCode}):\n${log}`)
-    return log.includes("ready to accept connections")
-  }, 60_000)
-  return `postgres://postgres@127.0.0.1:${port}/postgres`
+  let child: ChildProcess.ChildProcess | undefined
+  const stop = Effect.async<void>((resume) => {
+    const running = child
+    if (running === undefined || running.exitCode !== null || running.signalCode !== null) {
+      return resume(Effect.void)
+    }
+    running.once("exit", () => resume(Effect.void))
+    // SIGINT: PostgreSQL's fast shutdown.
+    running.kill("SIGINT")
+  })
+  const launch = Effect.gen(function*() {
+    const started = ChildProcess.spawn(start.command, start.args, { stdio: ["ignore", "pipe", "pipe"] })
+    child = started
+    let log = ""
+    started.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
+    started.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
+    yield* waitFor("PostgreSQL to accept connections", () => {
+      if (started.exitCode !== null) throw new Error(`postgres exited (${started.exitCode}):\n${log}`)
+      return log.includes("ready to accept connections")
+    }, 60_000)
+  })
+  yield* Effect.acquireRelease(launch, () => stop)
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, start: launch }
 })
+
+/** A PostgreSQL server of the test's own (`postgresServer`): its URL. */
+export const startPostgres: Effect.Effect<string, never, Scope.Scope> = Effect.map(
+  postgresServer,
+  (server) => server.url
+)

@@ -117,6 +117,13 @@ export interface LspRemoteClientShape {
    * @since 0.1.0
    */
   readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError>
+  /**
+   * A cluster front's placement view; call it only when `hello` says `placementAvailable`
+   * (`LSP_UNSUPPORTED_OPERATION` on other hosts). Absent from clients that do not offer it.
+   *
+   * @since 0.1.0
+   */
+  readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspError>
   /** The host's version, configuration fingerprint and process. */
   readonly hello: Effect.Effect<LspRpc.HelloResponse, LspError.LspError>
 }
@@ -294,6 +301,7 @@ export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape
         }),
       status: Effect.suspend(() => remote(rpc.Status())),
       memory: Effect.suspend(() => remote(rpc.Memory())),
+      placement: Effect.suspend(() => remote(rpc.Placement())),
       hello: Effect.suspend(() => remote(rpc.Hello({ clientVersion: LspRpc.version })))
     }
     if (options.expect !== undefined) yield* greet(client, options.expect)

@@ -22,9 +22,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type * as Http from "node:http"
 import * as Path from "node:path"
+import * as BoundedProtocol from "./internal/boundedProtocol.js"
 import * as CertificateValidity from "./internal/certificateValidity.js"
+import * as ClientLimit from "./internal/clientLimit.js"
 import { guardServer } from "./internal/frameGuard.js"
 import * as ServedRoots from "./internal/servedRoots.js"
 import * as SocketFile from "./internal/socketFile.js"
@@ -60,6 +61,13 @@ export interface ServeOptions {
    */
   readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError> | undefined
   /**
+   * A cluster front's placement view for `Placement`. Without one, `Placement` fails with
+   * `LSP_UNSUPPORTED_OPERATION` and `Hello` does not say `placementAvailable`.
+   *
+   * @since 0.1.0
+   */
+  readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspError> | undefined
+  /**
    * The directories this host serves at all (each must be an existing directory; symbolic links are resolved
    * when the Layer is built). A query whose workspace, after resolving `..` and symbolic links, is not inside
    * one of them is refused with `LSP_REMOTE_FORBIDDEN` before the served `LspService` sees it, and runs with
@@ -76,6 +84,21 @@ export interface ServeOptions {
    * @since 0.1.0
    */
   readonly maxQueriesPerClient?: number | undefined
+  /**
+   * How many requests of any kind (`Query`, `Status`, `Memory`, `Hello`) one connection may have unanswered
+   * (default `defaultMaxRequestsPerClient`); an answer counts once the OS has taken it. Later requests wait in
+   * order, and while as many wait the host stops reading that connection until one is answered.
+   *
+   * @since 0.1.0
+   */
+  readonly maxRequestsPerClient?: number | undefined
+  /**
+   * How many bytes of answers one connection may leave unread (written by the host, not yet taken by the OS)
+   * before the host stops reading it (default `defaultMaxUnreadBytesPerClient`); it reads on once they are taken.
+   *
+   * @since 0.1.0
+   */
+  readonly maxUnreadBytesPerClient?: number | undefined
 }
 
 /**
@@ -119,30 +142,21 @@ const budgetOf = (headers: Headers.Headers): Option.Option<number> =>
  */
 export const defaultMaxQueriesPerClient = 8
 
-/** Runs a client's query once fewer than `max` of its queries run; a client's permits go with its last query. */
-const clientLimit = (max: number | undefined) =>
-  Effect.gen(function*() {
-    const limit = max ?? defaultMaxQueriesPerClient
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      return yield* LspError.invalidConfig(`maxQueriesPerClient must be a positive integer (got ${limit}).`)
-    }
-    const clients = new Map<number, { readonly permits: Effect.Semaphore; users: number }>()
-    return <A, E, R>(clientId: number, query: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      Effect.acquireUseRelease(
-        Effect.sync(() => {
-          const entry = clients.get(clientId) ?? { permits: Effect.unsafeMakeSemaphore(limit), users: 0 }
-          entry.users++
-          clients.set(clientId, entry)
-          return entry
-        }),
-        (entry) => entry.permits.withPermits(1)(query),
-        (entry) =>
-          Effect.sync(() => {
-            entry.users--
-            if (entry.users === 0) clients.delete(clientId)
-          })
-      )
-  })
+/**
+ * The default number of requests one connection may have unanswered.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxRequestsPerClient = 32
+
+/**
+ * The default number of answer bytes one connection may leave unread: 4 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxUnreadBytesPerClient = 4 * 1024 * 1024
 
 /**
  * Served roots as a host checks them: each an existing directory, by its canonical path; anything else fails
@@ -174,9 +188,11 @@ export const makeHandlers = (options: ServeOptions = {}) =>
       pid: process.pid,
       statusAvailable: status !== undefined,
       ...(roots === undefined ? {} : { roots }),
-      memoryAvailable: options.memory !== undefined
+      memoryAvailable: options.memory !== undefined,
+      // Only a cluster's front has one: other hosts greet as before.
+      ...(options.placement === undefined ? {} : { placementAvailable: true })
     }
-    const perClient = yield* clientLimit(options.maxQueriesPerClient)
+    const perClient = yield* ClientLimit.make(options.maxQueriesPerClient ?? defaultMaxQueriesPerClient)
     // Decided before the service sees the query: no server starts and no file is read for a refused one.
     const admitted = (request: LspQuery.LspQueryRequest) =>
       roots === undefined
@@ -198,7 +214,9 @@ export const makeHandlers = (options: ServeOptions = {}) =>
           })),
       Status: () => status ?? LspError.unsupportedOperation("This lsp-seam host was started without a status view."),
       Memory: () =>
-        options.memory ?? LspError.unsupportedOperation("This lsp-seam host was started without a memory view.")
+        options.memory ?? LspError.unsupportedOperation("This lsp-seam host was started without a memory view."),
+      Placement: () =>
+        options.placement ?? LspError.unsupportedOperation("This lsp-seam host is not a cluster's front.")
     })
   })
 
@@ -223,6 +241,13 @@ const serveOn = (
   maxRequestBytes: number
 ): Effect.Effect<LspRemoteServerShape, LspError.LspError, LspService.LspService | Scope.Scope> =>
   Effect.gen(function*() {
+    const bounds: BoundedProtocol.Bounds = {
+      maxRequests: yield* positive("maxRequestsPerClient", options.maxRequestsPerClient ?? defaultMaxRequestsPerClient),
+      maxUnreadBytes: yield* positive(
+        "maxUnreadBytesPerClient",
+        options.maxUnreadBytesPerClient ?? defaultMaxUnreadBytesPerClient
+      )
+    }
     // The RPC protocol starts accepting in a forked fiber; wait until it does, so that a client connecting as
     // soon as the Layer is built is not left unanswered.
     const accepting = yield* Deferred.make<void>()
@@ -235,8 +260,7 @@ const serveOn = (
       // A defect in one handler fails that request only, not every call of the connection.
       RpcServer.layer(LspRpc.LspRpcs, { disableFatalDefects: true }).pipe(
         Layer.provide(layerHandlers(options)),
-        Layer.provide(RpcServer.layerProtocolSocketServer),
-        Layer.provide(Layer.succeed(SocketServer.SocketServer, signalling)),
+        Layer.provide(Layer.scoped(RpcServer.Protocol, BoundedProtocol.make(signalling, bounds))),
         Layer.provide(RpcSerialization.layerNdjsonWith({ maxBufferSize: maxRequestBytes }))
       )
     )
@@ -356,22 +380,6 @@ const positive = (name: string, value: number) =>
     ? Effect.succeed(value)
     : LspError.invalidConfig(`${name} must be an integer from 1 to 2147483647 (got ${value}).`)
 
-// ws calls `verifyClient` before it completes the upgrade: a refused client gets an HTTP status and never a
-// WebSocket, so not one byte of it reaches the RPC protocol.
-const verifyClient = (token: Redacted.Redacted<string>) =>
-(
-  info: { readonly req: Http.IncomingMessage },
-  done: (verified: boolean, code?: number, message?: string) => void
-): void => {
-  const headers = info.req.headers
-  if (headers.origin !== undefined) {
-    // Browsers send an Origin; a web page has no business with a local lsp-seam host.
-    return done(false, 403, "Forbidden")
-  }
-  if (!LspRemoteAuth.authorize(token, headers)) return done(false, 401, "Unauthorized")
-  done(true)
-}
-
 /**
  * Serves the `LspService` in context as WebSocket RPC on `ws://host:port/lsp-seam` (`wss://` with `tls`). An
  * address other machines can reach needs `tls` or `allowPlaintext`. Before any upgrade the
@@ -414,7 +422,7 @@ export const layerHttp = (
         tls: options.tls,
         handshakeTimeoutMs,
         maxPendingConnections,
-        verifyClient: verifyClient(options.token),
+        verifyClient: WebSocketListener.verifyClient(options.token),
         webSocket: {
           path: LspRemoteAddress.webSocketPath,
           maxPayload: maxRequestBytes,

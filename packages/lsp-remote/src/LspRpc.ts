@@ -118,13 +118,13 @@ export const MemoryStatus = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type MemoryStatus = typeof MemoryStatus.Type
+export interface MemoryStatus extends Schema.Schema.Type<typeof MemoryStatus> {}
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type ServerStatus = typeof ServerStatus.Type
+export interface ServerStatus extends Schema.Schema.Type<typeof ServerStatus> {}
 
 /**
  * What a client says about itself when it greets a host.
@@ -141,7 +141,7 @@ export const HelloRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type HelloRequest = typeof HelloRequest.Type
+export interface HelloRequest extends Schema.Schema.Type<typeof HelloRequest> {}
 
 /**
  * Who answers: enough for a client to refuse a host of another version or configuration, and for a
@@ -173,14 +173,20 @@ export const HelloResponse = Schema.Struct({
    *
    * @since 0.1.0
    */
-  memoryAvailable: Schema.optional(Schema.Boolean)
+  memoryAvailable: Schema.optional(Schema.Boolean),
+  /**
+   * Whether `Placement` answers: the host is a cluster's front (`serve --cluster`). Absent from other hosts.
+   *
+   * @since 0.1.0
+   */
+  placementAvailable: Schema.optional(Schema.Boolean)
 })
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type HelloResponse = typeof HelloResponse.Type
+export interface HelloResponse extends Schema.Schema.Type<typeof HelloResponse> {}
 
 /**
  * `LspError.LspError` as the wire carries it: the same errors and the same JSON (`_tag` the code's family),
@@ -300,9 +306,55 @@ export class Memory extends Rpc.make("Memory", {
 }) {}
 
 /**
+ * A runner of a cluster as its front sees it: its address, its health (as the storage marks it, and whether it
+ * answered the front's ping) and the workspaces it holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ClusterRunner = Schema.Struct({
+  address: Schema.String,
+  healthy: Schema.Boolean,
+  answering: Schema.Boolean,
+  workspaces: Schema.Array(Schema.String)
+})
+
+/**
+ * Where a cluster's workspaces live: its storage (without a password), its runners, and why it cannot answer,
+ * when it cannot.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ClusterPlacement = Schema.Struct({
+  storage: Schema.String,
+  runners: Schema.Array(ClusterRunner),
+  outage: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ClusterPlacement = typeof ClusterPlacement.Type
+
+/**
+ * A cluster front's placement view, read from the cluster's storage and runners without starting any
+ * workspace. Call it only when `Hello` says `placementAvailable`; fails with `LSP_UNSUPPORTED_OPERATION` on a
+ * host that is not a cluster's front.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export class Placement extends Rpc.make("Placement", {
+  success: ClusterPlacement,
+  error: Failure
+}) {}
+
+/**
  * The whole contract.
  *
  * @since 0.1.0
  * @category groups
  */
-export class LspRpcs extends RpcGroup.make(Hello, Query, Status, Memory) {}
+export class LspRpcs extends RpcGroup.make(Hello, Query, Status, Memory, Placement) {}

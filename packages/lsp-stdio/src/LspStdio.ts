@@ -9,12 +9,13 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import type * as Config from "effect/Config"
+import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as ConfigByField from "./internal/config/configByField.js"
 import * as Host from "./internal/host/host.js"
 import * as ProcessMemory from "./internal/process/processMemory.js"
 import * as ProcessWorld from "./internal/process/processWorld.js"
@@ -40,6 +41,17 @@ export interface Options {
   /** The environment servers inherit before scrubbing; default `process.env`. */
   readonly environment?: Readonly<Record<string, string | undefined>>
 }
+
+/**
+ * What building the host can fail with: an invalid configuration or a command that resolves to no executable
+ * (`LSP_INVALID_CONFIG`, `LSP_EXECUTABLE_NOT_FOUND`), or a registration the `LspService` refuses
+ * (`LSP_INVALID_PROVIDER`, `LSP_CONFLICT`; `LSP_DISPOSED` when that service has been shut down). Never a server's
+ * failure: servers start on the first query that needs them.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type LayerError = LspError.LspConfigurationError | LspError.LspOperationError
 
 /**
  * Where the servers run, for the current scope: the local watchdog waits as long as the most patient server.
@@ -80,7 +92,7 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<
   StdioStatus.StdioStatusShape,
-  LspError.LspError,
+  LayerError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor | Scope.Scope
 > => Effect.flatMap(StdioConfig.decode(config), (decoded) => registerDecoded(decoded, options))
 
@@ -96,32 +108,74 @@ export const layer = (
   options?: Options
 ): Layer.Layer<
   StdioStatus.StdioStatus,
-  LspError.LspError,
+  LayerError,
   LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > => Layer.scoped(StdioStatus.StdioStatus, make(config, options))
 
 /**
- * The host as a Layer, with its configuration loaded through Effect `Config` (by default a JSON document
- * in the `LSP_SEAM_CONFIG` variable). The `Config` yields a decoded configuration (`StdioConfig.config`
- * decodes and validates the text); it is validated again as a value (a hand-built or mapped `Config` may
- * break a rule its type cannot show), never encoded and decoded, then its executables are resolved as
- * `layer` does.
+ * The configuration's fields, each from its own Effect `Config` (`Config.Wrap`, the way @effect/sql's
+ * `layerConfig` takes its options): `{ servers: …, maxServers: Config.integer("LSP_SEAM_MAX_SERVERS") }`. A field
+ * may be a plain `Config.succeed(value)`; an optional one may be left out (its default applies).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConfigFields = ConfigByField.Fields
+
+/**
+ * The host as a Layer, with its configuration loaded through Effect `Config`, in one of two forms.
+ *
+ * - One document (the default: a JSON document in the `LSP_SEAM_CONFIG` variable): a `Config` that yields a
+ *   decoded configuration (`StdioConfig.config` decodes and validates the text). It is validated again as a
+ *   value (a hand-built or mapped `Config` may break a rule its type cannot show), never encoded and decoded;
+ *   a broken rule is then `LSP_INVALID_CONFIG`.
+ * - Field by field (`ConfigFields`): the fields are read, then decoded as a configuration value; a field that
+ *   breaks a rule fails with a `ConfigError` at that field's path (`maxServers`, `servers.ts.command`).
+ *
+ * Then its executables are resolved as `layer` does (`LSP_EXECUTABLE_NOT_FOUND`).
+ *
+ * @example
+ * import { LspStdio } from "@lsp-seam/lsp-stdio"
+ * import { Config } from "effect"
+ *
+ * // LSP_SEAM_MAX_SERVERS=4 LSP_SEAM_MAX_MEMORY=2GiB
+ * const host = LspStdio.layerConfig({
+ *   servers: Config.succeed({
+ *     typescript: {
+ *       command: "typescript-language-server",
+ *       args: ["--stdio"],
+ *       extensionToLanguage: { ".ts": "typescript" }
+ *     }
+ *   }),
+ *   maxServers: Config.integer("LSP_SEAM_MAX_SERVERS").pipe(Config.withDefault(32)),
+ *   maxMemory: Config.string("LSP_SEAM_MAX_MEMORY").pipe(Config.withDefault("25%"))
+ * })
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (
-  config: Config.Config<StdioConfig.StdioConfig> = StdioConfig.config(),
-  options?: Options
-): Layer.Layer<
-  StdioStatus.StdioStatus,
-  LspError.LspError | ConfigError.ConfigError,
-  LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
-> =>
+export const layerConfig: {
+  (
+    config?: Config.Config<StdioConfig.StdioConfig>,
+    options?: Options
+  ): Layer.Layer<
+    StdioStatus.StdioStatus,
+    LayerError | ConfigError.ConfigError,
+    LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+  >
+  (
+    fields: ConfigFields,
+    options?: Options
+  ): Layer.Layer<
+    StdioStatus.StdioStatus,
+    LayerError | ConfigError.ConfigError,
+    LspService.LspService | FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+  >
+} = (config: Config.Config<StdioConfig.StdioConfig> | ConfigFields = StdioConfig.config(), options?: Options) =>
   Layer.scoped(
     StdioStatus.StdioStatus,
     Effect.flatMap(
-      Effect.flatMap(config, StdioConfig.validate),
+      Config.isConfig(config) ? Effect.flatMap(config, StdioConfig.validate) : ConfigByField.fromFields(config),
       (decoded) => registerDecoded(decoded, options ?? {})
     )
   )

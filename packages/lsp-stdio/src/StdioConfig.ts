@@ -282,7 +282,7 @@ export const ServerConfig = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type ServerConfig = typeof ServerConfig.Type
+export interface ServerConfig extends Schema.Schema.Type<typeof ServerConfig> {}
 
 /**
  * @since 0.1.0
@@ -295,14 +295,14 @@ export declare namespace ServerConfig {
    * @since 0.1.0
    * @category models
    */
-  export type Type = typeof ServerConfig.Type
+  export type Type = ServerConfig
   /**
    * The configuration as written (JSON): optional fields may be absent.
    *
    * @since 0.1.0
    * @category models
    */
-  export type Encoded = typeof ServerConfig.Encoded
+  export interface Encoded extends Schema.Schema.Encoded<typeof ServerConfig> {}
 }
 
 const Servers = Schema.Record({ key: ConfigFields.ServerId, value: ServerConfig }).annotations({
@@ -341,7 +341,7 @@ export const StdioConfig = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type StdioConfig = typeof StdioConfig.Type
+export interface StdioConfig extends Schema.Schema.Type<typeof StdioConfig> {}
 
 /**
  * @since 0.1.0
@@ -354,14 +354,14 @@ export declare namespace StdioConfig {
    * @since 0.1.0
    * @category models
    */
-  export type Type = typeof StdioConfig.Type
+  export type Type = StdioConfig
   /**
    * The configuration as written (JSON).
    *
    * @since 0.1.0
    * @category models
    */
-  export type Encoded = typeof StdioConfig.Encoded
+  export interface Encoded extends Schema.Schema.Encoded<typeof StdioConfig> {}
 }
 
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
@@ -372,7 +372,7 @@ const parseOptions = { errors: "all", onExcessProperty: "error" } as const
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (input: unknown): Effect.Effect<StdioConfig, LspError.LspError> =>
+export const decode = (input: unknown): Effect.Effect<StdioConfig, LspError.LspConfigurationError> =>
   Schema.decodeUnknown(StdioConfig, parseOptions)(input).pipe(Effect.mapError(ConfigErrors.toLspError))
 
 /**
@@ -381,7 +381,7 @@ export const decode = (input: unknown): Effect.Effect<StdioConfig, LspError.LspE
  * @since 0.1.0
  * @category decoding
  */
-export const decodeEither = (input: unknown): Either.Either<StdioConfig, LspError.LspError> =>
+export const decodeEither = (input: unknown): Either.Either<StdioConfig, LspError.LspConfigurationError> =>
   Either.mapLeft(Schema.decodeUnknownEither(StdioConfig, parseOptions)(input), ConfigErrors.toLspError)
 
 /**
@@ -391,7 +391,7 @@ export const decodeEither = (input: unknown): Either.Either<StdioConfig, LspErro
  * @since 0.1.0
  * @category decoding
  */
-export const validate = (config: StdioConfig): Effect.Effect<StdioConfig, LspError.LspError> =>
+export const validate = (config: StdioConfig): Effect.Effect<StdioConfig, LspError.LspConfigurationError> =>
   // Extra properties are the program's own business here: the value is already typed, and nothing is read from them.
   Schema.validate(StdioConfig, { ...parseOptions, onExcessProperty: "ignore" })(config).pipe(
     Effect.mapError(ConfigErrors.toLspError)
@@ -399,7 +399,7 @@ export const validate = (config: StdioConfig): Effect.Effect<StdioConfig, LspErr
 
 const StdioConfigJson = Schema.parseJson(StdioConfig)
 
-const decodeJsonEither = (text: string): Either.Either<StdioConfig, LspError.LspError> =>
+const decodeJsonEither = (text: string): Either.Either<StdioConfig, LspError.LspConfigurationError> =>
   Either.mapLeft(Schema.decodeUnknownEither(StdioConfigJson, parseOptions)(text), ConfigErrors.toLspError)
 
 /**
@@ -408,7 +408,7 @@ const decodeJsonEither = (text: string): Either.Either<StdioConfig, LspError.Lsp
  * @since 0.1.0
  * @category decoding
  */
-export const decodeJson = (text: string): Effect.Effect<StdioConfig, LspError.LspError> =>
+export const decodeJson = (text: string): Effect.Effect<StdioConfig, LspError.LspConfigurationError> =>
   Schema.decodeUnknown(StdioConfigJson, parseOptions)(text).pipe(Effect.mapError(ConfigErrors.toLspError))
 
 /**
@@ -437,7 +437,7 @@ export const config = (name: string = DEFAULT_VARIABLE): Config.Config<StdioConf
  * @since 0.1.0
  * @category config
  */
-export const load = (name: string = DEFAULT_VARIABLE): Effect.Effect<StdioConfig, LspError.LspError> =>
+export const load = (name: string = DEFAULT_VARIABLE): Effect.Effect<StdioConfig, LspError.LspConfigurationError> =>
   Effect.flatMap(ConfigVariable.read(name), decodeJson)
 
 /**

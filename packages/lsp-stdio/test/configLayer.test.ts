@@ -109,3 +109,43 @@ describe("LspStdio.layerConfig", () => {
       }
     }))
 })
+
+describe("LspStdio.layerConfig, field by field (Config.Wrap)", () => {
+  const fields: LspStdio.ConfigFields = {
+    servers: Config.succeed({ ts: server({ ".ts": "typescript" }) }),
+    maxServers: Config.integer("LSP_SEAM_MAX_SERVERS"),
+    maxMemory: Config.string("LSP_SEAM_MAX_MEMORY").pipe(Config.withDefault("25%"))
+  }
+  const variables = (entries: ReadonlyArray<readonly [string, string]>) => ConfigProvider.fromMap(new Map(entries))
+
+  it.effect("reads each field from its own variable, as layer takes the same values", () =>
+    Effect.gen(function*() {
+      const input = { servers: { ts: server({ ".ts": "typescript" }) }, maxServers: 3, maxMemory: "1GiB" }
+      const direct = yield* observe(LspStdio.layer(input, options))
+      const viaFields = yield* observe(
+        LspStdio.layerConfig(fields, options),
+        variables([["LSP_SEAM_MAX_SERVERS", "3"], ["LSP_SEAM_MAX_MEMORY", "1GiB"]])
+      )
+      assert.isTrue(Either.isRight(direct))
+      assert.deepStrictEqual(viaFields, direct)
+    }))
+
+  it.effect("a field that breaks a rule is a ConfigError at that field", () =>
+    Effect.gen(function*() {
+      const result = yield* observe(LspStdio.layerConfig(fields, options), variables([["LSP_SEAM_MAX_SERVERS", "0"]]))
+      const error = Either.getOrThrow(Either.flip(result))
+      assert.isFalse(LspError.isLspError(error))
+      const text = String(error)
+      assert.include(text, "maxServers")
+      assert.include(text, "from 1 to 1000")
+    }))
+
+  it.effect("a variable that is not of the field's type is the ConfigError naming the variable", () =>
+    Effect.gen(function*() {
+      const result = yield* observe(
+        LspStdio.layerConfig(fields, options),
+        variables([["LSP_SEAM_MAX_SERVERS", "many"]])
+      )
+      assert.include(failure(result), "LSP_SEAM_MAX_SERVERS")
+    }))
+})

@@ -11,10 +11,13 @@ import * as Schema from "effect/Schema"
 import {
   build,
   type FamilyOf,
+  type LspConfigurationError,
   LspError,
   type LspErrorCode,
   type LspErrorDetail,
-  type LspErrorReason
+  type LspErrorReason,
+  type LspOperationError,
+  type LspRemoteError
 } from "./internal/errorFamilies.js"
 
 /**
@@ -41,6 +44,24 @@ export {
  * @since 0.1.0
  */
 export type { FamilyOf } from "./internal/errorFamilies.js"
+
+/**
+ * What a provider on this machine (the stdio host, a test double) can fail with: every family but
+ * `LspRemoteError`, which only the client of a remote host raises.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type LspLocalError = Exclude<LspError, LspRemoteError>
+
+/**
+ * What registering a provider can fail with: `LSP_INVALID_PROVIDER` or `LSP_CONFLICT` (`LspConfigurationError`),
+ * `LSP_DISPOSED` once the service has been shut down (`LspOperationError`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type LspRegistrationError = LspConfigurationError | LspOperationError
 
 /**
  * Builds the `LspError` of the family `code` belongs to (`make("LSP_TIMEOUT", …)` is an `LspTimeoutError`);

@@ -26,10 +26,13 @@ export const LspProviderId = Schema.String.pipe(Schema.brand("@lsp-seam/lsp/LspP
 export type LspProviderId = typeof LspProviderId.Type
 
 /**
+ * A provider whose queries fail with `E`: every `LspError` family by default; a provider on this machine (the stdio
+ * host) is an `LspProvider<LspError.LspLocalError>`, since only a remote host's client raises `LspRemoteError`.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface LspProvider {
+export interface LspProvider<out E extends LspError = LspError> {
   /** Unique among registered providers. */
   readonly id: LspProviderId
   /**
@@ -38,7 +41,7 @@ export interface LspProvider {
    */
   readonly extensionToLanguage: Readonly<Record<string, string>>
   /** Answers one query. Failures are `LspError`s and reach the caller unchanged. */
-  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, E>
   /**
    * Optional: the files the workspace's test runners collect by their own configuration (for example pytest's
    * `testpaths` and `python_files`), as a test of a path relative to `workspaceRoot` (slash-separated). `impact`
@@ -54,9 +57,9 @@ export interface LspProvider {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (provider: {
+export const make = <E extends LspError = LspError>(provider: {
   readonly id: string
   readonly extensionToLanguage: Readonly<Record<string, string>>
-  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+  readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, E>
   readonly testFiles?: ((workspaceRoot: string) => Effect.Effect<(relativePath: string) => boolean>) | undefined
-}): LspProvider => ({ ...provider, id: LspProviderId.make(provider.id) })
+}): LspProvider<E> => ({ ...provider, id: LspProviderId.make(provider.id) })

@@ -100,7 +100,7 @@ export const LspPosition = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspPosition = typeof LspPosition.Type
+export interface LspPosition extends Schema.Schema.Type<typeof LspPosition> {}
 
 /**
  * A zero-based, end-exclusive range.
@@ -117,7 +117,7 @@ export const LspRange = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspRange = typeof LspRange.Type
+export interface LspRange extends Schema.Schema.Type<typeof LspRange> {}
 
 /**
  * Whether each location or symbol of the answer should carry `body`, the source text of the whole declaration
@@ -155,7 +155,7 @@ export const LspPositionRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspPositionRequest = typeof LspPositionRequest.Type
+export interface LspPositionRequest extends Schema.Schema.Type<typeof LspPositionRequest> {}
 
 /**
  * A query about a whole file. `includeBody`: see `IncludeBody`.
@@ -174,7 +174,7 @@ export const LspDocumentRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspDocumentRequest = typeof LspDocumentRequest.Type
+export interface LspDocumentRequest extends Schema.Schema.Type<typeof LspDocumentRequest> {}
 
 /**
  * A search for symbols whose names match `query` (non-blank; servers match it fuzzily, by their own rules).
@@ -197,7 +197,7 @@ export const LspWorkspaceSymbolRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspWorkspaceSymbolRequest = typeof LspWorkspaceSymbolRequest.Type
+export interface LspWorkspaceSymbolRequest extends Schema.Schema.Type<typeof LspWorkspaceSymbolRequest> {}
 
 /**
  * How serious a diagnostic is, most serious first.
@@ -231,7 +231,7 @@ export const LspDiagnosticsRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspDiagnosticsRequest = typeof LspDiagnosticsRequest.Type
+export interface LspDiagnosticsRequest extends Schema.Schema.Type<typeof LspDiagnosticsRequest> {}
 
 /**
  * The preview of renaming the symbol at a position to `newName`: the edits the server's rename would make,
@@ -254,7 +254,7 @@ export const LspRenameRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspRenameRequest = typeof LspRenameRequest.Type
+export interface LspRenameRequest extends Schema.Schema.Type<typeof LspRenameRequest> {}
 
 /**
  * How many levels of callers `impact` follows above the declarations that use the symbol: 1 to
@@ -308,7 +308,7 @@ export const LspImpactRequest = Schema.Struct({
  * @since 0.2.0
  * @category models
  */
-export type LspImpactRequest = typeof LspImpactRequest.Type
+export interface LspImpactRequest extends Schema.Schema.Type<typeof LspImpactRequest> {}
 
 /**
  * A query as callers send it: the closed union of the request shapes, discriminated by `operation`.
@@ -329,7 +329,13 @@ export const LspQueryRequest = Schema.Union(
  * @since 0.1.0
  * @category models
  */
-export type LspQueryRequest = typeof LspQueryRequest.Type
+export type LspQueryRequest =
+  | LspPositionRequest
+  | LspDocumentRequest
+  | LspWorkspaceSymbolRequest
+  | LspDiagnosticsRequest
+  | LspRenameRequest
+  | LspImpactRequest
 
 /**
  * A query as a provider receives it: the request plus the language id taken from the chosen provider's

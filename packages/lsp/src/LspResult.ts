@@ -36,7 +36,7 @@ export const LspBody: typeof Body.LspBody = Body.LspBody
  * @since 0.1.0
  * @category models
  */
-export type LspBody = Body.LspBody
+export interface LspBody extends Schema.Schema.Type<typeof Body.LspBody> {}
 
 /**
  * A place in a document: a URI (usually `file:`) and a zero-based range; `body` when asked for.
@@ -50,7 +50,7 @@ export const LspLocation: typeof Navigation.LspLocation = Navigation.LspLocation
  * @since 0.1.0
  * @category models
  */
-export type LspLocation = Navigation.LspLocation
+export interface LspLocation extends Schema.Schema.Type<typeof Navigation.LspLocation> {}
 
 /**
  * Hover contents normalised to one string (markdown or plain text), and the range it applies to.
@@ -64,7 +64,7 @@ export const LspHover: typeof Navigation.LspHover = Navigation.LspHover
  * @since 0.1.0
  * @category models
  */
-export type LspHover = Navigation.LspHover
+export interface LspHover extends Schema.Schema.Type<typeof Navigation.LspHover> {}
 
 /**
  * What every answer may carry besides its content: whether it may be incomplete and why (`Incomplete`,
@@ -103,7 +103,7 @@ export const LspLocationsResult: typeof Navigation.LspLocationsResult = Navigati
  * @since 0.1.0
  * @category models
  */
-export type LspLocationsResult = Navigation.LspLocationsResult
+export interface LspLocationsResult extends Schema.Schema.Type<typeof Navigation.LspLocationsResult> {}
 
 /**
  * The answer to hover; `null` when the server has nothing to say at that position.
@@ -117,7 +117,7 @@ export const LspHoverResult: typeof Navigation.LspHoverResult = Navigation.LspHo
  * @since 0.1.0
  * @category models
  */
-export type LspHoverResult = Navigation.LspHoverResult
+export interface LspHoverResult extends Schema.Schema.Type<typeof Navigation.LspHoverResult> {}
 
 /**
  * LSP's symbol kinds by name (`SymbolKind` 1–26), as results carry them.
@@ -148,7 +148,7 @@ export const LspSymbol: typeof Symbols.LspSymbol = Symbols.LspSymbol
  * @since 0.1.0
  * @category models
  */
-export type LspSymbol = Symbols.LspSymbol
+export interface LspSymbol extends Schema.Schema.Type<typeof Symbols.LspSymbol> {}
 
 /**
  * The answer to documentSymbol (the file's symbols in document order, parents before their children) and
@@ -163,7 +163,7 @@ export const LspSymbolsResult: typeof Symbols.LspSymbolsResult = Symbols.LspSymb
  * @since 0.1.0
  * @category models
  */
-export type LspSymbolsResult = Symbols.LspSymbolsResult
+export interface LspSymbolsResult extends Schema.Schema.Type<typeof Symbols.LspSymbolsResult> {}
 
 /**
  * A function-like item of the call hierarchy: a caller, a callee, or the item the calls were asked about.
@@ -177,7 +177,7 @@ export const LspCallItem: typeof Calls.LspCallItem = Calls.LspCallItem
  * @since 0.1.0
  * @category models
  */
-export type LspCallItem = Calls.LspCallItem
+export interface LspCallItem extends Schema.Schema.Type<typeof Calls.LspCallItem> {}
 
 /**
  * One call edge: the caller (incomingCalls) or callee (outgoingCalls), and the call sites `fromRanges`,
@@ -192,7 +192,7 @@ export const LspCall: typeof Calls.LspCall = Calls.LspCall
  * @since 0.1.0
  * @category models
  */
-export type LspCall = Calls.LspCall
+export interface LspCall extends Schema.Schema.Type<typeof Calls.LspCall> {}
 
 /**
  * The answer to incomingCalls and outgoingCalls: the items the position prepared (usually one), and the
@@ -207,7 +207,7 @@ export const LspCallsResult: typeof Calls.LspCallsResult = Calls.LspCallsResult
  * @since 0.1.0
  * @category models
  */
-export type LspCallsResult = Calls.LspCallsResult
+export interface LspCallsResult extends Schema.Schema.Type<typeof Calls.LspCallsResult> {}
 
 /**
  * A place the server relates to a diagnostic (the declaration a type error conflicts with, the other
@@ -222,7 +222,7 @@ export const LspRelatedInformation: typeof Diagnostics.LspRelatedInformation = D
  * @since 0.1.0
  * @category models
  */
-export type LspRelatedInformation = Diagnostics.LspRelatedInformation
+export interface LspRelatedInformation extends Schema.Schema.Type<typeof Diagnostics.LspRelatedInformation> {}
 
 /**
  * One diagnostic of the asked file: where, how serious, what, and the places the server related to it
@@ -237,7 +237,7 @@ export const LspDiagnostic: typeof Diagnostics.LspDiagnostic = Diagnostics.LspDi
  * @since 0.1.0
  * @category models
  */
-export type LspDiagnostic = Diagnostics.LspDiagnostic
+export interface LspDiagnostic extends Schema.Schema.Type<typeof Diagnostics.LspDiagnostic> {}
 
 /**
  * The answer to diagnostics: the asked file's own, most severe first, then by position; never a diagnostic
@@ -252,7 +252,7 @@ export const LspDiagnosticsResult: typeof Diagnostics.LspDiagnosticsResult = Dia
  * @since 0.1.0
  * @category models
  */
-export type LspDiagnosticsResult = Diagnostics.LspDiagnosticsResult
+export interface LspDiagnosticsResult extends Schema.Schema.Type<typeof Diagnostics.LspDiagnosticsResult> {}
 
 /**
  * One text edit of a rename preview: replace `range` of `uri` with `newText`. `oldText` is the text the range
@@ -268,7 +268,7 @@ export const LspTextEdit: typeof Edits.LspTextEdit = Edits.LspTextEdit
  * @since 0.1.0
  * @category models
  */
-export type LspTextEdit = Edits.LspTextEdit
+export interface LspTextEdit extends Schema.Schema.Type<typeof Edits.LspTextEdit> {}
 
 /**
  * A file operation of a rename preview (a server may rename the file of a module with it): `create` or
@@ -284,7 +284,7 @@ export const LspResourceOperation: typeof Edits.LspResourceOperation = Edits.Lsp
  * @since 0.1.0
  * @category models
  */
-export type LspResourceOperation = Edits.LspResourceOperation
+export interface LspResourceOperation extends Schema.Schema.Type<typeof Edits.LspResourceOperation> {}
 
 /**
  * The answer to renamePreview: the server's `WorkspaceEdit` as a flat list of text edits sorted by file and
@@ -300,7 +300,7 @@ export const LspEditsResult: typeof Edits.LspEditsResult = Edits.LspEditsResult
  * @since 0.1.0
  * @category models
  */
-export type LspEditsResult = Edits.LspEditsResult
+export interface LspEditsResult extends Schema.Schema.Type<typeof Edits.LspEditsResult> {}
 
 /**
  * The symbol an impact answer is about: its declaration as the server's documentSymbol gives it (absent when
@@ -315,7 +315,7 @@ export const LspImpactTarget: typeof Impact.LspImpactTarget = Impact.LspImpactTa
  * @since 0.2.0
  * @category models
  */
-export type LspImpactTarget = Impact.LspImpactTarget
+export interface LspImpactTarget extends Schema.Schema.Type<typeof Impact.LspImpactTarget> {}
 
 /**
  * A declaration an impact answer found: at `level` 0 one that holds uses of the symbol itself (a function,
@@ -335,7 +335,7 @@ export const LspImpactNode: typeof Impact.LspImpactNode = Impact.LspImpactNode
  * @since 0.2.0
  * @category models
  */
-export type LspImpactNode = Impact.LspImpactNode
+export interface LspImpactNode extends Schema.Schema.Type<typeof Impact.LspImpactNode> {}
 
 /**
  * One level of an impact answer: how many declarations it `found`, how many are `shown` as nodes, how many
@@ -350,7 +350,7 @@ export const LspImpactLevel: typeof Impact.LspImpactLevel = Impact.LspImpactLeve
  * @since 0.2.0
  * @category models
  */
-export type LspImpactLevel = Impact.LspImpactLevel
+export interface LspImpactLevel extends Schema.Schema.Type<typeof Impact.LspImpactLevel> {}
 
 /**
  * The answer to impact: `references` uses of `target` (its declaration not counted), grouped in the level-0
@@ -368,7 +368,7 @@ export const LspImpactResult: typeof Impact.LspImpactResult = Impact.LspImpactRe
  * @since 0.2.0
  * @category models
  */
-export type LspImpactResult = Impact.LspImpactResult
+export interface LspImpactResult extends Schema.Schema.Type<typeof Impact.LspImpactResult> {}
 
 /**
  * The closed union of answers, discriminated by `kind`.
@@ -390,7 +390,14 @@ export const LspQueryResult = Schema.Union(
  * @since 0.1.0
  * @category models
  */
-export type LspQueryResult = typeof LspQueryResult.Type
+export type LspQueryResult =
+  | LspLocationsResult
+  | LspHoverResult
+  | LspSymbolsResult
+  | LspCallsResult
+  | LspDiagnosticsResult
+  | LspEditsResult
+  | LspImpactResult
 
 /**
  * @since 0.1.0

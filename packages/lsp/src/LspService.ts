@@ -29,10 +29,10 @@ import type { LspQueryResult } from "./LspResult.js"
 export interface LspServiceShape {
   /**
    * Registers a provider for the lifetime of the current scope. All-or-nothing: either the id and every
-   * extension are reserved together, or the call fails with `LSP_INVALID_PROVIDER` / `LSP_CONFLICT` and
-   * reserves nothing. Closing the scope releases them together.
+   * extension are reserved together, or the call fails with `LSP_INVALID_PROVIDER` / `LSP_CONFLICT` (or
+   * `LSP_DISPOSED` after shutdown) and reserves nothing. Closing the scope releases them together.
    */
-  readonly registerProvider: (provider: LspProvider) => Effect.Effect<void, LspError.LspError, Scope.Scope>
+  readonly registerProvider: (provider: LspProvider) => Effect.Effect<void, LspError.LspRegistrationError, Scope.Scope>
   /**
    * Routes a query to the provider of the file's final extension (`LSP_UNAVAILABLE` when none) and returns
    * its answer. Provider failures reach the caller unchanged. `impact` is answered by the seam itself, from
@@ -63,7 +63,7 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
 
   const registerProvider = (provider: LspProvider) =>
     Effect.acquireRelease(
-      Ref.modify(state, (current): readonly [Either.Either<number, LspError.LspError>, Registry.RegistryState] => {
+      Ref.modify(state, (current): readonly [Registry.Reservation, Registry.RegistryState] => {
         const reserved = Either.flatMap(Registry.validate(provider), (valid) => Registry.reserve(current, valid))
         return Either.isRight(reserved)
           ? [Either.right(reserved.right[0]), reserved.right[1]]
@@ -126,7 +126,7 @@ export const layer: Layer.Layer<LspService> = Layer.scoped(LspService, make)
  * @since 0.1.0
  * @category layers
  */
-export const layerProvider = (provider: LspProvider): Layer.Layer<never, LspError.LspError, LspService> =>
+export const layerProvider = (provider: LspProvider): Layer.Layer<never, LspError.LspRegistrationError, LspService> =>
   Layer.scopedDiscard(Effect.flatMap(LspService, (service) => service.registerProvider(provider)))
 
 /**
@@ -137,7 +137,7 @@ export const layerProvider = (provider: LspProvider): Layer.Layer<never, LspErro
  */
 export const registerProvider = (
   provider: LspProvider
-): Effect.Effect<void, LspError.LspError, LspService | Scope.Scope> =>
+): Effect.Effect<void, LspError.LspRegistrationError, LspService | Scope.Scope> =>
   Effect.flatMap(LspService, (service) => service.registerProvider(provider))
 
 /**

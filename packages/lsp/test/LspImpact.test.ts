@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { LspDeadline, LspError, type LspQuery, LspResult, LspService } from "@lsp-seam/lsp"
 import * as Testing from "@lsp-seam/lsp/testing"
 import { Effect, Fiber, TestClock } from "effect"
+import * as Grouping from "../src/internal/impact/grouping.js"
 
 // A small code base the fake provider answers from, as a language server would: the target `total` is
 // declared in src/math.ts; its uses sit in functions, a method, a module-level const, the top level of a
@@ -234,4 +235,34 @@ describe("impact", () => {
       assert.deepStrictEqual(names(answer, 1), [])
       assert.deepStrictEqual(answer.incompleteReasons?.map((r) => r.reason), ["deadline"])
     }).pipe(Effect.provide(LspService.layer)))
+})
+
+describe("where a use is grouped", () => {
+  const at = (line: number) => ({ line, character: 4 })
+  const decl = (name: string, kind: LspResult.SymbolKindName, from: number, to: number, depth: number) =>
+    symbol({ name, kind, file: "src/g.ts", lines: [from, to], depth })
+
+  it("an anonymous callback is not a group: the declaration holding it is", () => {
+    const symbols = [
+      decl("query", "Constant", 0, 9, 0),
+      decl("Effect.gen() callback", "Function", 1, 8, 1),
+      decl("request", "Constant", 2, 2, 2),
+      decl("make", "Function", 10, 20, 0),
+      decl("<function>", "Function", 11, 19, 1)
+    ]
+    assert.strictEqual(Grouping.groupOf(symbols, at(2))?.name, "query")
+    assert.strictEqual(Grouping.groupOf(symbols, at(12))?.name, "make")
+  })
+
+  it("a local is its function's; a property of a module-level const is the const's; the top level is none", () => {
+    const symbols = [
+      decl("run", "Function", 0, 5, 0),
+      decl("line", "Variable", 1, 1, 1),
+      decl("config", "Constant", 6, 9, 0),
+      decl("limit", "Property", 7, 7, 1)
+    ]
+    assert.strictEqual(Grouping.groupOf(symbols, at(1))?.name, "run")
+    assert.strictEqual(Grouping.groupOf(symbols, at(7))?.name, "config")
+    assert.isUndefined(Grouping.groupOf(symbols, at(12)))
+  })
 })

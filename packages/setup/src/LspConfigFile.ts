@@ -221,14 +221,14 @@ export const presets = (
   environment?: Readonly<Record<string, string | undefined>>,
   /** Where a preset's server is looked for in `node_modules/.bin` before PATH (`LspPresets.detect`). */
   workspace?: string | undefined
-): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Loaded, LspError.LspConfigurationError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const detections = yield* LspPresets.detect(environment, workspace)
     const found = LspPresets.toConfig(detections)
     if (Object.keys(found.servers).length === 0) {
       return yield* LspError.executableNotFound(
-        "No preset language server is installed (not even the TypeScript server this package depends on). " +
-          "Reinstall @lsp-seam/setup, or write an lsp-seam.json."
+        "No preset language server is installed (not even TypeScript's: install typescript and " +
+          "typescript-language-server, or @lsp-seam/cli which depends on them), or write an lsp-seam.json."
       )
     }
     const config = yield* decodeWith(found, environment ?? process.env)

@@ -1,8 +1,9 @@
 /**
  * The language servers `lsp-seam` knows without a configuration file. Presets are composition only: each is
  * an ordinary stdio server configuration (`StdioConfig` format) plus a title and an install hint. A preset
- * is active when its command resolves to an executable; TypeScript/JavaScript always is, because
- * `typescript-language-server` and `typescript` are dependencies of this package. No preset reaches the
+ * is active when its command resolves to an executable; TypeScript/JavaScript is whenever
+ * `typescript-language-server` and `typescript` are installed beside this package (its optional peers, so an
+ * application's own TypeScript is the one used; `@lsp-seam/cli` depends on both). No preset reaches the
  * network: servers that could download schemas, modules or toolchains are configured not to.
  *
  * @since 0.1.0
@@ -58,9 +59,9 @@ const typescriptServer = resolveModule("typescript-language-server/lib/cli.mjs")
 const bundledTsserver = resolveModule("typescript/lib/tsserver.js")
 
 /**
- * TypeScript and JavaScript through the `typescript-language-server` this package depends on, run by the
- * same Node binary as `lsp-seam`. The workspace's own `typescript` wins; without one (a directory with no
- * node_modules) the `typescript` this package depends on is used. Without the syntax server the first
+ * TypeScript and JavaScript through the `typescript-language-server` installed beside this package (an optional
+ * peer), run by the same Node binary as `lsp-seam`. The workspace's own `typescript` wins; without one (a
+ * directory with no node_modules) the `typescript` installed beside this package is used. Without the syntax server the first
  * answer of a cold server is already complete; automatic type acquisition (which downloads `@types`
  * packages) is off.
  *
@@ -70,7 +71,7 @@ const bundledTsserver = resolveModule("typescript/lib/tsserver.js")
 export const typescript: Preset = {
   id: "typescript",
   title: "TypeScript, JavaScript",
-  install: "bundled with @lsp-seam/setup",
+  install: "npm install typescript typescript-language-server (@lsp-seam/cli brings both)",
   // The preset runs the CLI with this Node; a configuration file names the executable, or the script.
   commands: ["typescript-language-server", "typescript-language-server/lib/cli.mjs"],
   server: {

@@ -8,8 +8,10 @@
 import type * as Tool from "@effect/ai/Tool"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { LspError, LspService } from "@lsp-seam/lsp"
-import { LspStdio, type StdioConfig } from "@lsp-seam/lsp-stdio"
+import { LspStdio, StdioConfig } from "@lsp-seam/lsp-stdio"
 import { LspAiTool, LspClient, LspSession, type LspToolConfig } from "@lsp-seam/tool-lsp"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -70,25 +72,76 @@ export interface LayerOptions {
   readonly caFile?: string | undefined
 }
 
-/**
- * The `LspService` with one provider per configured language server, running on this machine
- * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
- * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`. With `remote`, the `LspService`
- * of that host instead (`LSP_REMOTE_UNAVAILABLE`, `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE`
- * when it cannot be used); releasing the Layer then closes the connection, not the host.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layer = (options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> =>
-  options.remote !== undefined ? remoteLayer(options.remote, options) : Layer.unwrapEffect(
+// The service is built right here, so it cannot have been shut down while the host registers its providers:
+// the registration's LSP_DISPOSED cannot happen.
+const localLayer = (options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspConfigurationError> =>
+  Layer.unwrapEffect(
     Effect.map(
       options.config === undefined
         ? Effect.map(LspConfigFile.presets(), (loaded) => loaded.input)
         : Effect.succeed(options.config),
       (config) => LspStdio.layer(config, options.stdio)
     )
-  ).pipe(Layer.provideMerge(LspService.layer), Layer.provide(NodeContext.layer))
+  ).pipe(
+    Layer.provideMerge(LspService.layer),
+    Layer.catchAll((error) => error._tag === "LspOperationError" ? Layer.die(error) : Layer.fail(error)),
+    Layer.provide(NodeContext.layer)
+  )
+
+/**
+ * The `LspService` with one provider per configured language server, running on this machine
+ * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
+ * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`, an `LspConfigurationError` (its type
+ * says so). With `remote`, the `LspService` of that host instead (`LSP_REMOTE_UNAVAILABLE`,
+ * `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE`, an `LspRemoteError`, when it cannot be used;
+ * `LSP_INVALID_CONFIG` for a bad `remote`, token or CA file; for `"auto"`, whatever starting the daemon failed
+ * with): typed `LspError`, every family; releasing the Layer then closes the connection, not the host.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export function layer(
+  options?: LayerOptions & { readonly remote?: undefined }
+): Layer.Layer<LspService.LspService, LspError.LspConfigurationError>
+export function layer(options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspError>
+export function layer(options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> {
+  return options.remote !== undefined ? remoteLayer(options.remote, options) : localLayer(options)
+}
+
+// A field that cannot be used is the ConfigError of that field, as a field of the wrong type is.
+const checkFields = (options: LayerOptions): Either.Either<LayerOptions, ConfigError.ConfigError> => {
+  const remote = options.remote === undefined ? Either.right(undefined) : RemoteTarget.parse(options.remote)
+  if (Either.isLeft(remote)) return Either.left(ConfigError.InvalidData(["remote"], remote.left))
+  if (options.config === undefined) return Either.right(options)
+  return Either.mapBoth(StdioConfig.decodeEither(options.config), {
+    onLeft: (error) => ConfigError.InvalidData(["config"], error.message),
+    onRight: () => options
+  })
+}
+
+/**
+ * `layer` with its options read through Effect `Config`, field by field (`Config.Wrap`, the way @effect/sql's
+ * `layerConfig` takes its options): each field a `Config` of its own, or left out. A `remote` that is not `auto`,
+ * a socket path or a URL, or a `config` document that breaks a rule, fails with a `ConfigError` at that field;
+ * then the Layer fails as `layer` does.
+ *
+ * @example
+ * import { LspSeam } from "@lsp-seam/setup"
+ * import { Config } from "effect"
+ *
+ * // LSP_SEAM_REMOTE=ws://127.0.0.1:7421 LSP_SEAM_TOKEN_FILE=~/.lsp-seam-token (both optional)
+ * const seam = LspSeam.layerConfig({
+ *   remote: Config.string("LSP_SEAM_REMOTE").pipe(Config.withDefault(undefined)),
+ *   tokenFile: Config.string("LSP_SEAM_TOKEN_FILE").pipe(Config.withDefault(undefined))
+ * })
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  options: Config.Config.Wrap<LayerOptions>
+): Layer.Layer<LspService.LspService, LspError.LspError | ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.map(Config.unwrap(options).pipe(Config.mapOrFail(checkFields)), (read) => layer(read)))
 
 /**
  * @since 0.1.0

@@ -67,7 +67,7 @@ export const LspToolConfig = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspToolConfig = typeof LspToolConfig.Type
+export interface LspToolConfig extends Schema.Schema.Type<typeof LspToolConfig> {}
 
 /**
  * What callers may pass: every key optional.
@@ -75,7 +75,7 @@ export type LspToolConfig = typeof LspToolConfig.Type
  * @since 0.1.0
  * @category models
  */
-export type LspToolConfigInput = typeof LspToolConfig.Encoded
+export interface LspToolConfigInput extends Schema.Schema.Encoded<typeof LspToolConfig> {}
 
 const decodeEither = Schema.decodeUnknownEither(LspToolConfig, { onExcessProperty: "error", errors: "all" })
 

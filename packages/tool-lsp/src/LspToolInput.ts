@@ -154,7 +154,7 @@ export const DiagnosticsInput = InputSchema.DiagnosticsInput
  * @since 0.1.0
  * @category models
  */
-export type DiagnosticsInput = typeof DiagnosticsInput.Type
+export interface DiagnosticsInput extends Schema.Schema.Type<typeof DiagnosticsInput> {}
 
 /**
  * Validated input of a position operation. `character` may be left out when `symbol` is given.
@@ -168,7 +168,7 @@ export const PositionInput = InputSchema.PositionInput
  * @since 0.1.0
  * @category models
  */
-export type PositionInput = typeof PositionInput.Type
+export interface PositionInput extends Schema.Schema.Type<typeof PositionInput> {}
 
 /**
  * Validated input of documentSymbol.
@@ -182,7 +182,7 @@ export const DocumentInput = InputSchema.DocumentInput
  * @since 0.1.0
  * @category models
  */
-export type DocumentInput = typeof DocumentInput.Type
+export interface DocumentInput extends Schema.Schema.Type<typeof DocumentInput> {}
 
 /**
  * Validated input of workspaceSymbol.
@@ -196,7 +196,7 @@ export const WorkspaceSymbolInput = InputSchema.WorkspaceSymbolInput
  * @since 0.1.0
  * @category models
  */
-export type WorkspaceSymbolInput = typeof WorkspaceSymbolInput.Type
+export interface WorkspaceSymbolInput extends Schema.Schema.Type<typeof WorkspaceSymbolInput> {}
 
 /**
  * The tool's input once validated: one variant per request shape, discriminated by `operation`.
@@ -210,7 +210,12 @@ export const LspToolInput = InputSchema.LspToolInput
  * @since 0.1.0
  * @category models
  */
-export type LspToolInput = typeof LspToolInput.Type
+export type LspToolInput =
+  | PositionInput
+  | DocumentInput
+  | WorkspaceSymbolInput
+  | DiagnosticsInput
+  | InputSchema.RenameInput
 
 /**
  * The arguments of one call as a program writes them: the encoded side of `LspToolInput`, one variant per

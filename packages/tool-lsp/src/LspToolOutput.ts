@@ -21,7 +21,7 @@ export const LspToolOutput = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type LspToolOutput = typeof LspToolOutput.Type
+export interface LspToolOutput extends Schema.Schema.Type<typeof LspToolOutput> {}
 
 /**
  * The JSON Schema of the canonical output: a closed union on `result.kind`, every object with

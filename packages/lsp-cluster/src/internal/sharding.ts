@@ -150,7 +150,7 @@ export const runner = (options: {
 
 /** A client: sends to the runners the storage lists (with `security`, as the runners expect), runs no entity. */
 export const client = (security: Transport.Security): Layer.Layer<
-  Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage,
+  Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | RunnerStorage.RunnerStorage,
   LspError.LspError,
   SqlClient.SqlClient
 > =>

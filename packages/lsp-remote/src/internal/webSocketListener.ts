@@ -6,10 +6,12 @@
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import type * as SocketServer from "@effect/platform/SocketServer"
 import * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import * as Net from "node:net"
+import * as LspRemoteAuth from "../LspRemoteAuth.js"
 
 export interface ListenerOptions {
   readonly host: string
@@ -138,3 +140,19 @@ export const make = (
     })
     return { server, http }
   })
+
+// ws calls `verifyClient` before it completes the upgrade: a refused client gets an HTTP status and never a
+// WebSocket, so not one byte of it reaches the RPC protocol.
+export const verifyClient = (token: Redacted.Redacted<string>) =>
+(
+  info: { readonly req: Http.IncomingMessage },
+  done: (verified: boolean, code?: number, message?: string) => void
+): void => {
+  const headers = info.req.headers
+  if (headers.origin !== undefined) {
+    // Browsers send an Origin; a web page has no business with a local lsp-seam host.
+    return done(false, 403, "Forbidden")
+  }
+  if (!LspRemoteAuth.authorize(token, headers)) return done(false, 401, "Unauthorized")
+  done(true)
+}

@@ -43,7 +43,7 @@ const ProviderShape = Schema.Struct({
 const isBlank = (s: string) => s.trim().length === 0
 
 /** Checks a provider on its own: id, query function, and every extension key and language id. */
-export const validate = (input: LspProvider): Either.Either<ValidProvider, LspError.LspError> => {
+export const validate = (input: LspProvider): Either.Either<ValidProvider, LspError.LspConfigurationError> => {
   // Providers may come from plain JavaScript: check the shape, never trust the static type.
   const shape = Schema.decodeUnknownEither(ProviderShape)(input)
   if (Either.isLeft(shape)) {
@@ -104,11 +104,17 @@ export const validate = (input: LspProvider): Either.Either<ValidProvider, LspEr
   return Either.right({ provider: input, extensions })
 }
 
+/** A registration's token, or why it was refused. */
+export type Reservation = Either.Either<number, LspError.LspRegistrationError>
+
 /** Reserves the id and every extension in one step, or nothing at all. Returns the registration token. */
 export const reserve = (
   state: RegistryState,
   valid: ValidProvider
-): Either.Either<readonly [token: number, next: RegistryState], LspError.LspError> => {
+): Either.Either<
+  readonly [token: number, next: RegistryState],
+  LspError.LspConfigurationError | LspError.LspOperationError
+> => {
   const id = valid.provider.id
   if (state.disposed) {
     return Either.left(LspError.disposed(`Cannot register provider "${id}": the LSP service has been shut down.`))

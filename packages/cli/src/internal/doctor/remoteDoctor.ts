@@ -13,20 +13,21 @@ import * as MemoryReport from "./memoryReport.js"
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 const mib = (bytes: number | null) => bytes === null ? "rss ?" : `rss ${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
-/** The report's text. */
-export const render = (
-  address: string,
-  hello: LspRpc.HelloResponse,
-  servers: ReadonlyArray<LspRpc.ServerStatus> | string,
-  memory?: LspRpc.MemoryStatus | string
-): string => {
-  const lines = [
-    `lsp-seam host at ${address}`,
-    `  pid ${hello.pid}, version ${hello.version}, fingerprint ${
-      hello.fingerprint || "(none)"
-    }, wire revision ${hello.protocolRevision}`,
-    `  roots: ${hello.roots === undefined ? "every workspace (no --root)" : hello.roots.join(", ")}`
-  ]
+/** A cluster front's placement view: one line per runner, then the workspaces it holds. */
+export const renderPlacement = (placement: LspRpc.ClusterPlacement): ReadonlyArray<string> => [
+  `  cluster at ${placement.storage}: ${placement.runners.length} runner${placement.runners.length === 1 ? "" : "s"}` +
+  (placement.outage === undefined ? "" : `; cannot answer: ${placement.outage}`),
+  ...placement.runners.flatMap((runner) => [
+    `  runner ${runner.address}: ${runner.healthy ? "healthy" : "unhealthy"}, ${
+      runner.answering ? "answering" : "not answering"
+    }, ${runner.workspaces.length} workspace${runner.workspaces.length === 1 ? "" : "s"}`,
+    ...runner.workspaces.map((workspace) => `    ${workspace}`)
+  ])
+]
+
+/** One line per language server of the host's status view (or why there is none). */
+const statusLines = (servers: ReadonlyArray<LspRpc.ServerStatus> | string): ReadonlyArray<string> => {
+  const lines: Array<string> = []
   if (typeof servers === "string") lines.push(`  status: ${servers}`)
   else if (servers.length === 0) lines.push("  no language server is running")
   else {
@@ -41,6 +42,28 @@ export const render = (
       )
     }
   }
+  return lines
+}
+
+/** The report's text; a cluster's front (`placement` given) has no servers of its own, so no status line. */
+export const render = (
+  address: string,
+  hello: LspRpc.HelloResponse,
+  servers: ReadonlyArray<LspRpc.ServerStatus> | string,
+  memory?: LspRpc.MemoryStatus | string,
+  placement?: LspRpc.ClusterPlacement | string
+): string => {
+  const lines = [
+    `lsp-seam host at ${address}`,
+    `  pid ${hello.pid}, version ${hello.version}, fingerprint ${
+      hello.fingerprint || "(none)"
+    }, wire revision ${hello.protocolRevision}`,
+    `  roots: ${hello.roots === undefined ? "every workspace (no --root)" : hello.roots.join(", ")}`
+  ]
+  if (typeof placement === "string") lines.push(`  placement: ${placement}`)
+  else if (placement !== undefined) lines.push(...renderPlacement(placement))
+  // A cluster's front has no servers of its own: its placement is its status.
+  if (placement === undefined || hello.statusAvailable) lines.push(...statusLines(servers))
   if (typeof memory === "string") lines.push(`  memory: ${memory}`)
   else if (memory !== undefined) lines.push(...MemoryReport.render(memory, "  "))
   return `${lines.join("\n")}\n`
@@ -57,7 +80,11 @@ const report = (options: LspRemoteClient.ClientOptions) =>
     const memory = hello.memoryAvailable === true && client.memory !== undefined
       ? Either.getOrElse(yield* Effect.either(client.memory), (error) => error.message)
       : undefined
-    return render(client.address, hello, Either.getOrElse(status, (error) => error.message), memory)
+    // Only a cluster's front offers `Placement` (`serve --cluster`).
+    const placement = hello.placementAvailable === true && client.placement !== undefined
+      ? Either.getOrElse(yield* Effect.either(client.placement), (error) => error.message)
+      : undefined
+    return render(client.address, hello, Either.getOrElse(status, (error) => error.message), memory, placement)
   }))
 
 /** The report for `remote`; a host that cannot be reached (or no daemon, for `auto`) is an `LspError`. */

@@ -10,9 +10,10 @@
  * valid position, `--cwd`, `--config` and `--json`, a daemon that greets with the expected identity, and a
  * plain locations or hover answer or a coded error (`LspErrorRead.plainError`). For anything else — another
  * operation or option, a position the tool would refuse, no daemon (it is never started here), another version,
- * an answer with notes, `LSP_REMOTE_UNAVAILABLE` — `run` resolves to `undefined` having written nothing, and
- * the caller runs the query through the full client, which reports it. Queries are read-only, so asking again
- * cannot do anything twice.
+ * an answer with notes, the daemon's `LSP_REMOTE_UNAVAILABLE` — `run` resolves to `undefined` having written
+ * nothing, and the caller runs the query through the full client, which reports it. Queries are read-only, so
+ * asking again cannot do anything twice. The two share the command's one budget: the full client gets what the
+ * edge left, and the edge reports `LSP_TIMEOUT` itself when it has spent all of it.
  */
 import { LspErrorRead, LspResultRead } from "@lsp-seam/lsp"
 import type { LspQuery } from "@lsp-seam/lsp"
@@ -22,6 +23,7 @@ import { type LspToolInput, LspToolRender } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
+import * as CommandBudget from "./commandBudget.js"
 import * as EdgeWire from "./edgeWire.js"
 import { queryArguments } from "./location.js"
 import type { Parsed } from "./remoteQuery.js"
@@ -47,7 +49,7 @@ export const contract = {
   protocolRevision: 2,
   clientVersion: "0.1.0",
   budgetHeader: "lsp-seam-budget-ms",
-  timeoutMs: 60_000,
+  timeoutMs: CommandBudget.timeoutMs,
   maxLocations: 100,
   maxResultChars: 16_000,
   connectTimeoutMs: 1_000
@@ -138,23 +140,31 @@ const write = (fd: 1 | 2) => (text: string): Promise<void> => {
 }
 
 /**
- * A host's coded error as the full client reports it; not `LSP_REMOTE_UNAVAILABLE`, after which the full
- * client makes sure the daemon runs and asks once more.
+ * A host's coded error as the full client reports it. `LSP_REMOTE_UNAVAILABLE` from the daemon (`auto`) is left
+ * to the full client, which makes sure the daemon runs and asks once more; from a host given by its socket it is
+ * the host's answer (a cluster front saying its cluster is down), which the full client would only repeat.
  */
-const codedError = (cause: unknown) => {
+const codedError = (cause: unknown, auto: boolean) => {
   if (!isRecord(cause) || cause._tag !== "Fail") return undefined
   const error = LspErrorRead.plainError(cause.error)
-  return error === undefined || error.code === "LSP_REMOTE_UNAVAILABLE" ? undefined : error
+  return error === undefined || (auto && error.code === "LSP_REMOTE_UNAVAILABLE") ? undefined : error
 }
 
+/** The tool's `LSP_TIMEOUT` for the whole budget: the full client would have no budget left to report it. */
+const timedOut = { code: "LSP_TIMEOUT", message: CommandBudget.timeoutMessage() } as const
+
 /**
- * Asks the host; the checked answer, or `undefined` for anything the full client must handle (including no
- * answer within the tool's budget: the full client then reports the timeout).
+ * Asks the host within `budgetMs`; the checked answer, the budget's end, or `undefined` for anything the full
+ * client must handle.
  */
-const ask = async (path: string, expect: LspDaemon.Identity | undefined, request: unknown) => {
-  const connection = await EdgeWire.connect(path, contract.connectTimeoutMs)
+const ask = async (path: string, expect: LspDaemon.Identity | undefined, request: unknown, budgetMs: number) => {
+  const connection = await EdgeWire.connect(path, Math.min(contract.connectTimeoutMs, budgetMs))
   if (connection === undefined) return undefined
-  const timer = setTimeout(connection.close, contract.timeoutMs)
+  let spent = false
+  const timer = setTimeout(() => {
+    spent = true
+    connection.close()
+  }, budgetMs)
   // Interrupted (Ctrl-C, or a caller's SIGTERM), as the full client is: the connection ends, so the host
   // interrupts the query (and cancels the server's request), and the command exits 130 without asking again.
   let interrupted = false
@@ -167,11 +177,13 @@ const ask = async (path: string, expect: LspDaemon.Identity | undefined, request
   try {
     const hello = await connection.call("Hello", { clientVersion: contract.clientVersion })
     if (interrupted) return { _tag: "Interrupted" } as const
+    if (spent) return { _tag: "Failed", error: timedOut } as const
     if (hello?._tag !== "Success" || !greets(hello.value, expect)) return undefined
-    const answer = await connection.call("Query", request, [[contract.budgetHeader, String(contract.timeoutMs)]])
+    const answer = await connection.call("Query", request, [[contract.budgetHeader, String(budgetMs)]])
     if (interrupted) return { _tag: "Interrupted" } as const
+    if (spent) return { _tag: "Failed", error: timedOut } as const
     if (answer?._tag === "Failure") {
-      const error = codedError(answer.cause)
+      const error = codedError(answer.cause, expect !== undefined)
       return error === undefined ? undefined : { _tag: "Failed", error } as const
     }
     const result = answer === undefined
@@ -189,7 +201,8 @@ const ask = async (path: string, expect: LspDaemon.Identity | undefined, request
 /**
  * Answers the parsed query and resolves to the exit code, or to `undefined`, having written nothing, when the
  * full client must answer it. `environment` (default `process.env`) is the one `--remote auto` resolves the
- * daemon in; `output` (default stdout) receives the answer, `errorOutput` (default stderr) a coded error.
+ * daemon in; `output` (default stdout) receives the answer, `errorOutput` (default stderr) a coded error;
+ * `startedAt` (epoch ms, default now) is when the command's budget began: the process's start, as `bin.ts` says.
  */
 export const run = async (
   parsed: Parsed,
@@ -197,6 +210,7 @@ export const run = async (
     readonly environment?: NodeJS.ProcessEnv | undefined
     readonly output?: ((text: string) => Promise<void>) | undefined
     readonly errorOutput?: ((text: string) => Promise<void>) | undefined
+    readonly startedAt?: number | undefined
   } = {}
 ): Promise<number | undefined> => {
   const input = toolInput(parsed)
@@ -204,7 +218,10 @@ export const run = async (
   const workspace = NodePath.resolve(parsed.options.cwd ?? ".")
   const host = target(parsed, workspace, options.environment ?? process.env)
   if (host === undefined) return undefined
-  const outcome = await ask(host.path, host.expect, queryRequest(input, workspace))
+  const budgetMs = CommandBudget.remaining(options.startedAt ?? Date.now(), Date.now())
+  const outcome = budgetMs === 0
+    ? { _tag: "Failed", error: timedOut } as const
+    : await ask(host.path, host.expect, queryRequest(input, workspace), budgetMs)
   if (outcome === undefined) return undefined
   if (outcome._tag === "Interrupted") return 130
   if (outcome._tag === "Failed") {

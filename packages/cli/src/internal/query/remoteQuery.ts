@@ -6,16 +6,18 @@
  * command, which answers it as usual; the answers, output and exit codes are the full command's.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { LspError } from "@lsp-seam/lsp"
+import { LspDeadline, LspError } from "@lsp-seam/lsp"
 import { LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup/remote"
 import type { LspSession as SessionModule, LspToolHandler as HandlerModule } from "@lsp-seam/tool-lsp"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as NodePath from "node:path"
 import { UsageError } from "../command/errors.js"
+import * as CommandBudget from "./commandBudget.js"
 import { queryArguments } from "./location.js"
 
 const valueOptions = [
@@ -93,10 +95,28 @@ export interface Modules {
   readonly Input: { readonly allOperations: ReadonlyArray<string> }
 }
 
-/** Runs the parsed query and returns the exit code. */
+/**
+ * `effect` within what is left of the command's budget since `startedAt` (epoch ms, on the Clock): what the edge
+ * spent before it left the query here is not given again. The budget's end is the tool's `LSP_TIMEOUT` for the
+ * whole budget.
+ */
+export const withinCommandBudget = <A, R>(
+  effect: Effect.Effect<A, LspError.LspError, R>,
+  startedAt: number
+): Effect.Effect<A, LspError.LspError, R> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const left = CommandBudget.remaining(startedAt, now)
+    const timedOut = () => LspError.timeout(CommandBudget.timeoutMessage(), { timeoutMs: CommandBudget.timeoutMs })
+    return left === 0
+      ? Effect.fail(timedOut())
+      : effect.pipe(LspDeadline.within(left), Effect.timeoutFail({ duration: left, onTimeout: timedOut }))
+  })
+
+/** Runs the parsed query and returns the exit code; `startedAt` (epoch ms) is when the command's budget began. */
 export const program = (
   parsed: Parsed,
-  { Handler, Session }: Pick<Modules, "Handler" | "Session">
+  { Handler, Session }: Pick<Modules, "Handler" | "Session">,
+  startedAt: number
 ): Effect.Effect<number> =>
   Effect.gen(function*() {
     const toolArguments = yield* queryArguments(
@@ -115,7 +135,7 @@ export const program = (
       (message) => new UsageError({ message })
     )
     const workspace = NodePath.resolve(parsed.options.cwd ?? ".")
-    const output = yield* Handler.runUnknown(toolArguments).pipe(
+    const output = yield* withinCommandBudget(Handler.runUnknown(toolArguments), startedAt).pipe(
       Effect.provide(LspRemoteConnection.layer(remote, {
         tokenFile: parsed.options["token-file"],
         caFile: parsed.options["ca-file"],
@@ -150,7 +170,8 @@ export const main = async (parsed: Parsed, modules?: Modules): Promise<boolean> 
     toolModule<Modules["Input"]>("./LspToolInput.js")
   ]).then(([Handler, Session, Input]) => ({ Handler, Session, Input }))
   if (!loaded.Input.allOperations.includes(parsed.operation)) return false
-  program(parsed, loaded).pipe(
+  // The budget began with the process: the edge may have spent some of it (bin.ts).
+  program(parsed, loaded, performance.timeOrigin).pipe(
     // stdout carries the answer only.
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     NodeRuntime.runMain({

@@ -82,6 +82,14 @@ export const maxClientQueriesOption = Options.integer("max-client-queries").pipe
   Options.optional
 )
 
+export const maxClientRequestsOption = Options.integer("max-client-requests").pipe(
+  Options.withDescription(
+    "How many requests of any kind (queries, status, memory) one connection may have unanswered (default 32); " +
+      "later ones wait, and while as many wait the host stops reading that connection."
+  ),
+  Options.optional
+)
+
 export const socketOption = Options.text("socket").pipe(
   Options.withDescription("The Unix socket to listen on (default: the per-user socket)."),
   Options.optional

@@ -15,7 +15,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as SocketServer from "@effect/platform/SocketServer"
 import { type LspError, LspService } from "@lsp-seam/lsp"
-import { LspClusterClient, LspClusterStorage } from "@lsp-seam/lsp-cluster"
+import { LspClusterStorage } from "@lsp-seam/lsp-cluster"
 import { LspRemoteAddress, LspRemoteAuth, LspRemoteServer } from "@lsp-seam/lsp-remote"
 import { LspStdio, StdioStatus } from "@lsp-seam/lsp-stdio"
 import { LspConfigFile, LspDaemon, LspRemoteConnection, LspRemoteTarget } from "@lsp-seam/setup"
@@ -40,6 +40,7 @@ import {
   idleExitOption,
   listenOption,
   maxClientQueriesOption,
+  maxClientRequestsOption,
   maxPendingConnectionsOption,
   noPrewarmOption,
   rootOption,
@@ -48,6 +49,7 @@ import {
   tlsKeyOption,
   tokenFileOption
 } from "./remoteOptions.js"
+import * as ServeCluster from "./serveCluster.js"
 
 const configOption = Options.file("config").pipe(
   Options.withDescription(
@@ -202,6 +204,7 @@ export const serve = Command.make(
     handshakeTimeout: handshakeTimeoutOption,
     maxPendingConnections: maxPendingConnectionsOption,
     maxClientQueries: maxClientQueriesOption,
+    maxClientRequests: maxClientRequestsOption,
     config: configOption,
     idleExit: idleExitOption,
     noPrewarm: noPrewarmOption,
@@ -209,7 +212,8 @@ export const serve = Command.make(
     clusterTokenFile: clusterTokenFileOption,
     clusterTls: clusterTlsOption,
     clusterCaFile: clusterCaFileOption,
-    allowWritableStorage: allowWritableStorageOption
+    allowWritableStorage: allowWritableStorageOption,
+    clusterUnavailableAfter: ServeCluster.unavailableAfterOption
   },
   // Long on purpose (~140 lines): the command reads as its steps in order (options checked, the host built, the
   // listener, the banner, the wait for idleness), each a few lines; apart, each would take the options again.
@@ -244,7 +248,8 @@ export const serve = Command.make(
       for (
         const [flag, value] of [
           ["--max-pending-connections", args.maxPendingConnections],
-          ["--max-client-queries", args.maxClientQueries]
+          ["--max-client-queries", args.maxClientQueries],
+          ["--max-client-requests", args.maxClientRequests]
         ] as const
       ) {
         if (Option.isSome(value) && value.value < 1) {
@@ -293,6 +298,10 @@ export const serve = Command.make(
         })
       }
       const security = yield* clusterSecurity(args)
+      const unavailableAfter = yield* ServeCluster.unavailableAfter(
+        args.clusterUnavailableAfter,
+        Option.isSome(cluster)
+      )
       const workingDirectory = process.cwd()
       // A TCP host serves the directory it was started in unless told otherwise; the per-user socket serves
       // its user's workspaces, as before.
@@ -319,21 +328,22 @@ export const serve = Command.make(
         const hosted = yield* Option.match(cluster, {
           onSome: (storage) =>
             Effect.map(
-              Layer.build(
-                LspClusterClient.layer({ storage, ...security, allowWritableStorage: args.allowWritableStorage })
-              ),
-              (context) => {
-                const base = Context.get(context, LspService.LspService)
-                return {
-                  served: LspService.LspService.of({
-                    registerProvider: base.registerProvider,
-                    query: (request) => track(base.query(request))
-                  }),
-                  status: undefined,
-                  memory: undefined,
-                  servers: `the cluster at ${LspClusterStorage.describe(storage)}`
-                }
-              }
+              ServeCluster.host({
+                storage,
+                ...security,
+                unavailableAfter,
+                allowWritableStorage: args.allowWritableStorage
+              }),
+              ({ placement, service: base }) => ({
+                served: LspService.LspService.of({
+                  registerProvider: base.registerProvider,
+                  query: (request) => track(base.query(request))
+                }),
+                status: undefined,
+                memory: undefined,
+                placement,
+                servers: `the cluster at ${LspClusterStorage.describe(storage)}`
+              })
             ),
           onNone: () =>
             Effect.gen(function*() {
@@ -355,6 +365,7 @@ export const serve = Command.make(
                 }),
                 status: view.status,
                 memory: view.memory,
+                placement: undefined,
                 servers: Object.keys(loaded.config.servers).join(", ")
               }
             })
@@ -364,8 +375,10 @@ export const serve = Command.make(
           version: identity.version,
           status: hosted.status,
           memory: hosted.memory,
+          placement: hosted.placement,
           roots,
-          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries)
+          maxQueriesPerClient: Option.getOrUndefined(args.maxClientQueries),
+          maxRequestsPerClient: Option.getOrUndefined(args.maxClientRequests)
         }
         const server = yield* Layer.build(
           (transport._tag === "Socket"

@@ -3,6 +3,7 @@
  * and field of every issue, and whose detail lists the issues with their paths.
  */
 import { LspError } from "@lsp-seam/lsp"
+import * as ConfigError from "effect/ConfigError"
 import * as ParseResult from "effect/ParseResult"
 
 interface Issue {
@@ -61,14 +62,17 @@ const formatIssue = (issue: Issue): string => {
   return issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`
 }
 
-/** The `LSP_INVALID_CONFIG` for a configuration that failed to decode (decoded with `errors: "all"`). */
-export const toLspError = (error: ParseResult.ParseError): LspError.LspError => {
-  const issues = mergeAlternatives(
+const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
+  mergeAlternatives(
     ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
       path: issue.path,
       message: readable(issue.message)
     }))
   )
+
+/** The `LSP_INVALID_CONFIG` for a configuration that failed to decode (decoded with `errors: "all"`). */
+export const toLspError = (error: ParseResult.ParseError): LspError.LspConfigurationError => {
+  const issues = issuesOf(error)
   const serverIds = Array.from(
     new Set(
       issues.flatMap((issue) => issue.path[0] === "servers" && issue.path.length > 1 ? [String(issue.path[1])] : [])
@@ -78,4 +82,17 @@ export const toLspError = (error: ParseResult.ParseError): LspError.LspError => 
     `Invalid lsp-seam configuration: ${issues.map(formatIssue).join("; ")}`,
     { issues: issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })), serverIds }
   )
+}
+
+/**
+ * The same failure as an Effect `ConfigError`, for a configuration read field by field: one `InvalidData` per
+ * issue at the path of the field (`["maxServers"]`, `["servers", "ts", "command"]`), with `toLspError`'s text.
+ */
+export const toConfigError = (error: ParseResult.ParseError): ConfigError.ConfigError => {
+  const [first, ...rest] = issuesOf(error).map((issue) =>
+    ConfigError.InvalidData(issue.path.map(String), formatIssue(issue))
+  )
+  return first === undefined
+    ? ConfigError.InvalidData([], error.message)
+    : rest.reduce((left, right) => ConfigError.And(left, right), first)
 }

@@ -9,10 +9,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 
 /** Parses and decodes configuration text; the decoder owns the messages. */
-export type Decoder<A> = (text: string) => Either.Either<A, LspError.LspError>
+export type Decoder<A> = (text: string) => Either.Either<A, LspError.LspConfigurationError>
 
 /** The text of variable `name`; a missing or unreadable variable is `LSP_INVALID_CONFIG` naming it. */
-export const read = (name: string): Effect.Effect<string, LspError.LspError> =>
+export const read = (name: string): Effect.Effect<string, LspError.LspConfigurationError> =>
   Config.string(name).pipe(
     Effect.mapError((error) =>
       LspError.invalidConfig(

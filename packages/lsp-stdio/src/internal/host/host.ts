@@ -28,7 +28,11 @@ type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecu
 export const prepare = (
   config: StdioConfig,
   ambient: Readonly<Record<string, string | undefined>>
-): Effect.Effect<ReadonlyArray<ServerInstance.ServerSpec>, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<
+  ReadonlyArray<ServerInstance.ServerSpec>,
+  LspError.LspConfigurationError,
+  FileSystem.FileSystem | Path.Path
+> =>
   Effect.forEach(Object.entries(config.servers), ([providerId, server]) =>
     Effect.gen(function*() {
       const env = scrubEnvironment(ambient, server.env)

@@ -54,7 +54,7 @@ export const resolveExecutable = (
   serverId: string,
   command: string,
   pathValue: string | undefined
-): Effect.Effect<string, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<string, LspError.LspConfigurationError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path

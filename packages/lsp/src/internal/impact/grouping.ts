@@ -39,15 +39,22 @@ export const isFollowed = (kind: SymbolKindName): boolean => followedKinds.has(k
  * The declaration a use at `position` is grouped under: the innermost function or method around it (nested
  * functions are their own); where no function holds it, the outermost value declaration around it (a
  * module-level `const` with an object or arrow function, a class field), else the innermost class, interface
- * or other container; none at a file's top level. A local variable is never a group: its function is.
+ * or other container; none at a file's top level. A local variable is never a group: its function is. An
+ * anonymous function (a callback, which servers name `<function>` or `Effect.gen() callback`) is never a group
+ * either: it is named by nothing a reader can look up, so its use goes to the declaration that holds it.
  */
 export const groupOf = (symbols: ReadonlyArray<LspSymbol>, position: LspPosition): LspSymbol | undefined => {
-  const around = LspEnclosing.enclosingAll(symbols, position)
+  const around = LspEnclosing.enclosingAll(symbols, position).filter((symbol) =>
+    !(callableKinds.has(symbol.kind) && isAnonymous(symbol.name))
+  )
   const callable = around.find((symbol) => callableKinds.has(symbol.kind))
   if (callable !== undefined) return callable
   const values = around.filter((symbol) => valueKinds.has(symbol.kind))
   return values.at(-1) ?? around[0]
 }
+
+/** Names servers give functions that have none: tsserver's `<function>`, `foo() callback`; `<anonymous>`. */
+const isAnonymous = (name: string): boolean => /^<[^>]*>$|\bcallback$|^\(anonymous|^anonymous$/i.test(name.trim())
 
 /** One key per declaration: its file and where its name starts; a file's top level is the file. */
 export const keyOf = (declaration: {
