@@ -40,6 +40,11 @@ export const Line = OneBased.annotations({ description: Prose.line })
 /** The one-based column, in UTF-16 code units. */
 export const Character = OneBased.annotations({ description: Prose.character })
 
+/** How many levels of callers impact follows: an integer from 1 to `LspQuery.maxImpactDepth`. */
+export const Depth = OneBased.pipe(
+  Schema.filter((n) => n <= LspQuery.maxImpactDepth, { jsonSchema: { maximum: LspQuery.maxImpactDepth } })
+).annotations({ description: Prose.depth })
+
 /** The identifier a position operation names. */
 export const SymbolName = Schema.String.annotations({ description: Prose.symbol })
 
@@ -112,13 +117,27 @@ export const RenameInput = Schema.Struct({
 /** `RenameInput` once validated. */
 export type RenameInput = typeof RenameInput.Type
 
+/** Validated input of impact: a position operation's arguments and the levels of callers to follow. */
+export const ImpactInput = Schema.Struct({
+  operation: Schema.Literal("impact"),
+  file_path: FilePath,
+  line: Line,
+  character: Schema.optional(Character),
+  symbol: Schema.optional(SymbolName),
+  depth: Schema.optional(Depth)
+})
+
+/** `ImpactInput` once validated. */
+export type ImpactInput = typeof ImpactInput.Type
+
 /** The tool's input once validated, discriminated by `operation`. */
 export const LspToolInput = Schema.Union(
   PositionInput,
   DocumentInput,
   WorkspaceSymbolInput,
   DiagnosticsInput,
-  RenameInput
+  RenameInput,
+  ImpactInput
 )
 
 /** `LspToolInput` once validated. */
@@ -143,6 +162,7 @@ export const parametersFor = (operations: Operations): Schema.Schema<unknown, un
   if (offered.includes("diagnostics")) fields.severity = Schema.optional(Severity)
   if (offersBody(offered)) fields.include_body = Schema.optional(IncludeBody)
   if (offered.includes("renamePreview")) fields.new_name = Schema.optional(NewName)
+  if (offered.includes("impact")) fields.depth = Schema.optional(Depth)
   return Schema.Struct(fields) as unknown as Schema.Schema<unknown, unknown>
 }
 
