@@ -67,7 +67,8 @@ layer(connect(["--cwd", workspace]), { timeout: "60 seconds" })("lsp-seam mcp wi
           "documentSymbol",
           "workspaceSymbol",
           "diagnostics",
-          "renamePreview"
+          "renamePreview",
+          "impact"
         ]
       )
       assert.strictEqual(tool.annotations?.readOnlyHint, true)

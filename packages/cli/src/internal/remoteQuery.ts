@@ -23,6 +23,7 @@ const valueOptions = [
   "file",
   "severity",
   "new-name",
+  "depth",
   "cwd",
   "config",
   "remote",
@@ -107,7 +108,8 @@ export const program = (
         file: parsed.options.file,
         severity: parsed.options.severity,
         body: parsed.body === true,
-        newName: parsed.options["new-name"]
+        newName: parsed.options["new-name"],
+        depth: parsed.options.depth
       }
     )
     const remote = yield* Either.mapLeft(
