@@ -1,13 +1,10 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { LspResult } from "@lsp-seam/lsp"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { fileURLToPath } from "node:url"
-import { bin, runCli, workspaceUri } from "./support/cli.js"
+import { runCli, workspaceUri } from "./support/cli.js"
+import { connect, McpClient, textOf } from "./support/mcp.js"
 
 // `impact` through the compiled command and its MCP server, against the real typescript-language-server, on a
 // workspace with a caller chain (parse ← load ← main ← run) and two test files (one using parse, one calling load).
@@ -75,7 +72,7 @@ describe.concurrent("lsp-seam query impact against typescript-language-server", 
       assert.strictEqual(result.target?.name, "parse")
       const named = (name: string) => result.nodes.find((node) => node.name === name)
       assert.strictEqual(named("load")?.level, 0)
-      assert.deepStrictEqual(named("main")?.calls, [named("load")?.id])
+      assert.deepStrictEqual(named("main")?.calls, [named("load")!.id])
       assert.strictEqual(named("run")?.level, 2)
       assert.strictEqual(named("loadsDoubles")?.test, true)
       assert.deepStrictEqual(result.testFiles, [`${root}/test/load.test.ts`, `${root}/test/parse.test.ts`])
@@ -96,35 +93,12 @@ describe.concurrent("lsp-seam query impact against typescript-language-server", 
   )
 })
 
-class McpClient extends Context.Tag("test/ImpactMcpClient")<McpClient, Client>() {}
-
-const connect = Layer.scoped(
-  McpClient,
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [bin, "mcp", "--cwd", impactWorkspace],
-        stderr: "pipe"
-      })
-      const client = new Client({ name: "lsp-seam-test", version: "0.0.0" })
-      await client.connect(transport)
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
-)
-
-const ToolResult = Schema.Struct({
-  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
-})
-
 const Properties = Schema.Struct({
   operation: Schema.Struct({ enum: Schema.Array(Schema.String) }),
   depth: Schema.Struct({ type: Schema.Literal("integer"), minimum: Schema.Literal(1), maximum: Schema.Literal(5) })
 })
 
-layer(connect, { timeout: "60 seconds" })("lsp-seam mcp impact", (it) => {
+layer(connect(["--cwd", impactWorkspace]), { timeout: "60 seconds" })("lsp-seam mcp impact", (it) => {
   it.effect("lists impact and its depth in the tool's input schema", () =>
     Effect.gen(function*() {
       const client = yield* McpClient
@@ -143,7 +117,6 @@ layer(connect, { timeout: "60 seconds" })("lsp-seam mcp impact", (it) => {
         })
       )
       assert.notStrictEqual(result.isError, true)
-      const text = Schema.decodeUnknownSync(ToolResult)(result).content.map((part) => part.text ?? "").join("")
-      assertInOrder(text, [...tree, ...tests])
+      assertInOrder(textOf(result), [...tree, ...tests])
     }), timeout)
 })

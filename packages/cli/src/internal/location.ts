@@ -62,6 +62,16 @@ const bodyOperations: ReadonlyArray<string> = [
   "workspaceSymbol"
 ]
 
+/** The options of `lsp-seam query` beyond the target, each belonging to some operations only. */
+export interface QueryOptions {
+  readonly symbol?: string | undefined
+  readonly file?: string | undefined
+  readonly severity?: string | undefined
+  readonly body?: boolean | undefined
+  readonly newName?: string | undefined
+  readonly depth?: string | undefined
+}
+
 /** The values `--severity` takes (the seam's severities). */
 const severities: ReadonlyArray<string> = ["error", "warning", "information", "hint"]
 
@@ -78,14 +88,7 @@ const severities: ReadonlyArray<string> = ["error", "warning", "information", "h
 export const queryArguments = (
   operation: LspToolInput.ToolOperation,
   target: string,
-  options: {
-    readonly symbol?: string | undefined
-    readonly file?: string | undefined
-    readonly severity?: string | undefined
-    readonly body?: boolean | undefined
-    readonly newName?: string | undefined
-    readonly depth?: string | undefined
-  } = {}
+  options: QueryOptions = {}
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> =>
   Either.flatMap(
     checkNewOptions(operation, options),
@@ -95,11 +98,7 @@ export const queryArguments = (
 /** `--body`, `--new-name` and `--depth`: where each belongs, as the tool's arguments. */
 const checkNewOptions = (
   operation: LspToolInput.ToolOperation,
-  options: {
-    readonly body?: boolean | undefined
-    readonly newName?: string | undefined
-    readonly depth?: string | undefined
-  }
+  options: Pick<QueryOptions, "body" | "newName" | "depth">
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
   const usage = (message: string) => Either.left(new UsageError({ message }))
   if (options.body === true && !bodyOperations.includes(operation)) {
@@ -123,11 +122,7 @@ const checkNewOptions = (
 const baseArguments = (
   operation: LspToolInput.ToolOperation,
   target: string,
-  options: {
-    readonly symbol?: string | undefined
-    readonly file?: string | undefined
-    readonly severity?: string | undefined
-  }
+  options: Pick<QueryOptions, "symbol" | "file" | "severity">
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
   const misplaced = (option: string, where: string) =>
     Either.left(new UsageError({ message: `${option} applies to ${where} only, not to ${operation}.` }))

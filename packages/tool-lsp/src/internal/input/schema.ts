@@ -70,13 +70,18 @@ export const DiagnosticsInput = Schema.Struct({
 /** `DiagnosticsInput` once validated. */
 export type DiagnosticsInput = typeof DiagnosticsInput.Type
 
-/** Validated input of a position operation. */
-export const PositionInput = Schema.Struct({
-  operation: LspQuery.LspPositionOperation,
+/** The arguments that point at a symbol: a file, a line, and a column or the symbol's name. */
+const at = {
   file_path: FilePath,
   line: Line,
   character: Schema.optional(Character),
-  symbol: Schema.optional(SymbolName),
+  symbol: Schema.optional(SymbolName)
+}
+
+/** Validated input of a position operation. */
+export const PositionInput = Schema.Struct({
+  operation: LspQuery.LspPositionOperation,
+  ...at,
   include_body: Schema.optional(IncludeBody)
 })
 
@@ -107,10 +112,7 @@ export type WorkspaceSymbolInput = typeof WorkspaceSymbolInput.Type
 /** Validated input of renamePreview: a position operation's arguments and the new name. */
 export const RenameInput = Schema.Struct({
   operation: Schema.Literal("renamePreview"),
-  file_path: FilePath,
-  line: Line,
-  character: Schema.optional(Character),
-  symbol: Schema.optional(SymbolName),
+  ...at,
   new_name: NewName
 })
 
@@ -120,10 +122,7 @@ export type RenameInput = typeof RenameInput.Type
 /** Validated input of impact: a position operation's arguments and the levels of callers to follow. */
 export const ImpactInput = Schema.Struct({
   operation: Schema.Literal("impact"),
-  file_path: FilePath,
-  line: Line,
-  character: Schema.optional(Character),
-  symbol: Schema.optional(SymbolName),
+  ...at,
   depth: Schema.optional(Depth)
 })
 
