@@ -38,7 +38,7 @@ export interface CommandPart {
   readonly warmRuns: number
   /** `--remote auto` with no daemon: spawn → exit, ms. */
   readonly cold: Summary
-  /** `--remote auto` with the daemon warm, ms (answered by the command's edge, `internal/quickQuery.ts`). */
+  /** `--remote auto` with the daemon warm, ms (answered by the command's edge, `internal/query/quickQuery.ts`). */
   readonly warm: Summary
   /** The same warm query left to the full client (the edge declines it), ms. */
   readonly warmFull: Summary

@@ -34,9 +34,9 @@ const presetSettings = (server: LspPresets.ServerInput): string => {
   return Object.keys(settings).length === 0 ? "" : "\n```json\n" + JSON.stringify(settings, null, 2) + "\n```\n"
 }
 
-export const configCatalog = (): string => {
+// A server's fields (`servers.<id>`) from StdioConfig's JSON Schema: their rows, and the object-valued ones.
+const serverFields = () => {
   const root = record(StdioConfig.jsonSchema)
-  const fileRoot = record(LspConfigFile.jsonSchema)
   const top = resolve(root, root)
   const servers = record(record(top.properties).servers)
   const server = resolve(root, record(record(servers.patternProperties)[""]))
@@ -48,6 +48,45 @@ export const configCatalog = (): string => {
       ? [[row.key, target] as const]
       : []
   })
+  return { root, serverRows, nested, top }
+}
+
+const serversDescription = "At least one server, keyed by provider id (not blank, not trimmed). An extension may " +
+  "belong to one server only."
+
+/** The table of the stdio host's own fields (beside `servers`) for packages/lsp-stdio/README.md. */
+export const hostFieldTable = (): string => {
+  const { root, top } = serverFields()
+  return fieldTable(
+    rows(root, top).map((row) =>
+      row.key === "servers"
+        ? {
+          ...row,
+          type: "object of servers (above)",
+          description: row.description !== "" ? row.description : serversDescription
+        }
+        : row
+    )
+  )
+}
+
+/**
+ * The table of a server's fields for packages/lsp-stdio/README.md: the catalog's, its object-valued fields
+ * linked to their tables in the catalog.
+ */
+export const serverFieldTable = (): string => {
+  const { nested, serverRows } = serverFields()
+  const objects = new Set(nested.map(([key]) => key))
+  return fieldTable(serverRows.map((row) =>
+    objects.has(row.key)
+      ? { ...row, type: `object ([fields](../../docs/config-catalog.md#${row.key.toLowerCase()}))` }
+      : row
+  ))
+}
+
+export const configCatalog = (): string => {
+  const fileRoot = record(LspConfigFile.jsonSchema)
+  const { nested, root, serverRows } = serverFields()
   const exampleFile = {
     $schema: "./node_modules/@lsp-seam/cli/lsp-seam.schema.json",
     servers: {
@@ -88,8 +127,7 @@ export const configCatalog = (): string => {
           ? {
             ...row,
             type: "object of servers (below)",
-            description: row.description !== "" ? row.description : "At least one server, keyed by provider id " +
-              "(not blank, not trimmed). An extension may belong to one server only."
+            description: row.description !== "" ? row.description : serversDescription
           }
           : row
       )

@@ -116,6 +116,23 @@ const LspToolConfigJsonSchema = JSONSchema.make(LspToolConfig.LspToolConfig)
 
 const annotationNames = ["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const
 
+/** The table of the tool's settings (`LspToolConfig`): the catalog's, and packages/tool-lsp/README.md's. */
+export const limitsTable = (): string => {
+  const defaults = Either.getOrThrow(LspToolConfig.decode({}))
+  const limits = record(record(record(LspToolConfigJsonSchema).properties))
+  return [
+    "| key | type | default | meaning |",
+    "|---|---|---|---|",
+    ...Object.entries(limitMeanings).map(([key, meaning]) =>
+      key === "operations"
+        ? `| \`operations\` | array of operation names | all ${LspToolConfig.allOperations.length} | ${cell(meaning)} |`
+        : `| \`${key}\` | ${cell(typeOf(record(LspToolConfigJsonSchema), record(limits[key])))} | ${
+          code(record(defaults)[key])
+        } | ${cell(meaning)} |`
+    )
+  ].join("\n")
+}
+
 export const toolCatalog = (): string => {
   const input = record(LspToolInput.jsonSchema)
   const required = strings(input.required)
@@ -126,8 +143,6 @@ export const toolCatalog = (): string => {
       cell(typeof property.description === "string" ? property.description : "")
     } |`
   })
-  const defaults = Either.getOrThrow(LspToolConfig.decode({}))
-  const limits = record(record(record(LspToolConfigJsonSchema).properties))
   const annotations = record(LspMcp.tool.annotations)
   return [
     header("LspToolInput, LspToolOutput, LspToolConfig, LspToolPrompt and LspError"),
@@ -247,15 +262,7 @@ export const toolCatalog = (): string => {
     "",
     "Operator settings (`LspToolConfig`), never model input; unknown keys are `LSP_INVALID_CONFIG`.",
     "",
-    "| key | type | default | meaning |",
-    "|---|---|---|---|",
-    ...Object.entries(limitMeanings).map(([key, meaning]) =>
-      key === "operations"
-        ? `| \`operations\` | array of operation names | all ${LspToolConfig.allOperations.length} | ${cell(meaning)} |`
-        : `| \`${key}\` | ${cell(typeOf(record(LspToolConfigJsonSchema), record(limits[key])))} | ${
-          code(record(defaults)[key])
-        } | ${cell(meaning)} |`
-    ),
+    limitsTable(),
     "",
     "### Size",
     "",

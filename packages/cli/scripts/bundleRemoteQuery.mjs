@@ -1,5 +1,5 @@
-// Bundles the fast path of `lsp-seam query … --remote …` (dist/internal/remoteQuery.js and the modules it
-// loads) into dist/remoteQuery.bundle.cjs, and its edge (dist/internal/quickQuery.js) into
+// Bundles the fast path of `lsp-seam query … --remote …` (dist/internal/query/remoteQuery.js and the modules it
+// loads) into dist/remoteQuery.bundle.cjs, and its edge (dist/internal/query/quickQuery.js) into
 // dist/quickQuery.bundle.cjs: one file instead of ~600 modules makes a warm remote query several
 // times faster to start (see bench/results: "One warm host for many clients"). Run after `tsc -b`; the
 // bundle is optional: dist/bin.js uses it only when every input listed in dist/remoteQuery.bundle.json is
@@ -24,7 +24,7 @@ const tool = packageDist("@lsp-seam/tool-lsp")
 const remote = packageDist("@lsp-seam/lsp-remote")
 const setup = packageDist("@lsp-seam/setup")
 const entry = [
-  `import * as Query from ${JSON.stringify(Path.join(dist, "internal/remoteQuery.js"))}`,
+  `import * as Query from ${JSON.stringify(Path.join(dist, "internal/query/remoteQuery.js"))}`,
   `import * as RemoteModules from ${JSON.stringify(Path.join(setup, "internal/remoteModules.js"))}`,
   `import * as Handler from ${JSON.stringify(Path.join(tool, "LspToolHandler.js"))}`,
   `import * as Session from ${JSON.stringify(Path.join(tool, "LspSession.js"))}`,
@@ -38,12 +38,12 @@ const entry = [
   `export const main = (parsed) => Query.main(parsed, { Handler, Session, Input })`
 ].join("\n")
 
-// The edge (dist/internal/quickQuery.js): the common warm query without the Effect runtime or the Schemas. The
+// The edge (dist/internal/query/quickQuery.js): the common warm query without the Effect runtime or the Schemas. The
 // packages mark themselves free of side effects, so only the modules it uses are in it (see docs/decisions.md,
 // "A warm remote query in Node's start time").
 const edgeEntry = [
-  `import * as Query from ${JSON.stringify(Path.join(dist, "internal/remoteQuery.js"))}`,
-  `import * as Edge from ${JSON.stringify(Path.join(dist, "internal/quickQuery.js"))}`,
+  `import * as Query from ${JSON.stringify(Path.join(dist, "internal/query/remoteQuery.js"))}`,
+  `import * as Edge from ${JSON.stringify(Path.join(dist, "internal/query/quickQuery.js"))}`,
   `export const parse = Query.parse`,
   `export const run = Edge.run`
 ].join("\n")
@@ -64,7 +64,7 @@ const bundle = async (name, contents, checkAll = true) => {
     stdin: { contents, resolveDir: dist, sourcefile: `${name}Bundle.mjs`, loader: "js" },
     bundle: true,
     platform: "node",
-    // CommonJS, because dist/internal/fastPathBundle.js compiles it with vm.Script and a V8 code cache (Node 20
+    // CommonJS, because dist/internal/query/fastPathBundle.js compiles it with vm.Script and a V8 code cache (Node 20
     // has no compile cache for ES modules). Its modules see the bundle's own URL as import.meta.url.
     format: "cjs",
     target: "node20",

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 /**
  * The `lsp-seam` executable. It loads only what the command needs: `query … --remote …` is first offered to
- * its edge (`internal/quickQuery.ts`, from `quickQuery.bundle.cjs`: no Effect runtime, no Schemas), which answers
+ * its edge (`internal/query/quickQuery.ts`, from `quickQuery.bundle.cjs`: no Effect runtime, no Schemas), which answers
  * the common warm query and leaves everything else to a fast path
- * (`internal/remoteQuery.ts`) that loads neither `@effect/cli`, the MCP and AI modules nor the stdio host —
- * from `remoteQuery.bundle.cjs` (with a V8 code cache, `internal/fastPathBundle.ts`) when
- * `scripts/bundleRemoteQuery.mjs` made one and none of its inputs changed since; everything else runs the full command (`internal/main.ts`).
+ * (`internal/query/remoteQuery.ts`) that loads neither `@effect/cli`, the MCP and AI modules nor the stdio host —
+ * from `remoteQuery.bundle.cjs` (with a V8 code cache, `internal/query/fastPathBundle.ts`) when
+ * `scripts/bundleRemoteQuery.mjs` made one and none of its inputs changed since; everything else runs the full command (`internal/command/main.ts`).
  *
  * @since 0.1.0
  */
-import type * as QuickQuery from "./internal/quickQuery.js"
-import type * as RemoteQuery from "./internal/remoteQuery.js"
+import type * as QuickQuery from "./internal/query/quickQuery.js"
+import type * as RemoteQuery from "./internal/query/remoteQuery.js"
 
 type FastPath = Pick<typeof RemoteQuery, "parse"> & {
   readonly main: (parsed: RemoteQuery.Parsed) => Promise<boolean>
@@ -19,7 +19,7 @@ type FastPath = Pick<typeof RemoteQuery, "parse"> & {
 /** The bundle, when it is there and was made from the files that are here now. */
 const bundled = async (): Promise<FastPath | undefined> => {
   try {
-    const { load } = await import("./internal/fastPathBundle.js")
+    const { load } = await import("./internal/query/fastPathBundle.js")
     return load<RemoteQuery.Parsed>(new URL("./", import.meta.url))
   } catch {
     return undefined
@@ -29,12 +29,12 @@ const bundled = async (): Promise<FastPath | undefined> => {
 type Edge = Pick<typeof RemoteQuery, "parse"> & Pick<typeof QuickQuery, "run">
 
 /**
- * The edge's answer (`internal/quickQuery.ts`): its exit code, or `undefined` when it leaves the query to the
+ * The edge's answer (`internal/query/quickQuery.ts`): its exit code, or `undefined` when it leaves the query to the
  * fast path. Only from its bundle: loaded module by module, the edge would cost more than the path it spares.
  */
 const edge = async (args: ReadonlyArray<string>): Promise<number | undefined> => {
   try {
-    const { loadBundle } = await import("./internal/fastPathBundle.js")
+    const { loadBundle } = await import("./internal/query/fastPathBundle.js")
     const loaded = loadBundle<Edge>(new URL("./", import.meta.url), "quickQuery")
     const parsed = loaded?.parse(args)
     return parsed === undefined ? undefined : await loaded?.run(parsed)
@@ -55,11 +55,11 @@ if (answered !== undefined) {
     if (error.code !== "EPIPE") throw error
   })
   const fast: FastPath | undefined = remoteQuery
-    ? await bundled() ?? await import("./internal/remoteQuery.js")
+    ? await bundled() ?? await import("./internal/query/remoteQuery.js")
     : undefined
   const parsed = fast?.parse(args)
   if (fast === undefined || parsed === undefined || !(await fast.main(parsed))) {
-    const { main } = await import("./internal/main.js")
+    const { main } = await import("./internal/command/main.js")
     main(process.argv)
   }
 }

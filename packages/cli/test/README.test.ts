@@ -3,19 +3,13 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 
-// The root README's promises that can drift: the quick-start position, the shown output, the examples.
+// The root README's promises that can drift: the quick-start position, the shown output (its TypeScript
+// examples are compiled and run by examples.e2e.test.ts).
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const readme = NodeFs.readFileSync(NodePath.join(root, "README.md"), "utf8")
 
 const blocks = (language: string) =>
   Array.from(readme.matchAll(new RegExp("^```" + language + "\\n([\\s\\S]*?)^```$", "gm")), (m) => m[1]!)
-
-const region = (name: string) => {
-  const source = NodeFs.readFileSync(new URL(`./support/readme${name}.ts`, import.meta.url), "utf8")
-  const match = new RegExp(`// #region ${name.toLowerCase()}\\n([\\s\\S]*?)// #endregion`).exec(source)
-  assert.isNotNull(match)
-  return match![1]!
-}
 
 describe("README", () => {
   it("starts with two commands: install and query a symbol of this repository, then npm test", () => {
@@ -78,11 +72,5 @@ describe("README", () => {
         "    run (Function) src/main.ts:7 — 1 call: line 8\n"
     )
     assert.include(readme, "Test files to run: test/load.test.ts, test/parse.test.ts.\n")
-  })
-
-  it("shows TypeScript examples that compile (test/support/readme*.ts)", () => {
-    const examples = blocks("ts")
-    assert.include(examples, region("Agent"))
-    assert.include(examples, region("Client"))
   })
 })

@@ -3,6 +3,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Catalog from "../docgen/catalog.js"
+import * as ReadmeTables from "../docgen/readmeTables.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 
@@ -28,6 +29,22 @@ describe("generated documentation", () => {
     }
     assert.include(tool, "| `LSP_TIMEOUT` |")
     assert.include(tool, "| `LSP_INVALID_ARGUMENTS` |")
+  })
+
+  it("writes the READMEs' configuration tables: an edited row is rewritten, a lost marker is an error", () => {
+    const file = "packages/lsp-stdio/README.md"
+    const committed = NodeFs.readFileSync(NodePath.join(root, file), "utf8")
+    for (const field of ["command", "rootMarkers", "projects", "readiness", "maxServers", "maxMemory"]) {
+      assert.include(committed, `| \`${field}\` |`)
+    }
+    const edited = committed.replace("| `maxServers` | an integer from 1 to 1000 | `32` |", "| `maxServers` | | `8` |")
+    assert.notStrictEqual(edited, committed)
+    assert.strictEqual(ReadmeTables.fill(file, edited), committed)
+    assert.throws(
+      () => ReadmeTables.fill(file, committed.replace("<!-- /docgen:server-fields -->", "")),
+      /server-fields/
+    )
+    assert.include(NodeFs.readFileSync(NodePath.join(root, "packages/tool-lsp/README.md"), "utf8"), "| `timeoutMs` |")
   })
 
   it("shows preset commands without this machine's paths", () => {

@@ -3,9 +3,9 @@ import { StdioConfig, type StdioStatus } from "@lsp-seam/lsp-stdio"
 import type { LspConfigFile } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Doctor from "../src/internal/doctor.js"
-import * as MemoryReport from "../src/internal/memoryReport.js"
-import * as RemoteDoctor from "../src/internal/remoteDoctor.js"
+import * as Doctor from "../src/internal/doctor/doctor.js"
+import * as MemoryReport from "../src/internal/doctor/memoryReport.js"
+import * as RemoteDoctor from "../src/internal/doctor/remoteDoctor.js"
 
 const MiB = 1024 * 1024
 

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as DoctorProbe from "../src/internal/doctorProbe.js"
+import * as DoctorProbe from "../src/internal/doctor/doctorProbe.js"
 import { fakeServer, scopedTempDir } from "./support/cli.js"
 
 /** A temporary tree: keys are relative paths; a value is a file's text, `null` an empty directory. */

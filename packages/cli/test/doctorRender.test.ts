@@ -5,8 +5,8 @@ import { StdioConfig } from "@lsp-seam/lsp-stdio"
 import type { LspConfigFile } from "@lsp-seam/setup"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Doctor from "../src/internal/doctor.js"
-import type * as DoctorProbe from "../src/internal/doctorProbe.js"
+import * as Doctor from "../src/internal/doctor/doctor.js"
+import type * as DoctorProbe from "../src/internal/doctor/doctorProbe.js"
 
 const loaded = Effect.map(
   StdioConfig.decode({

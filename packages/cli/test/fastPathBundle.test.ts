@@ -4,7 +4,7 @@ import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { pathToFileURL } from "node:url"
-import * as FastPathBundle from "../src/internal/fastPathBundle.js"
+import * as FastPathBundle from "../src/internal/query/fastPathBundle.js"
 import { tempDir } from "./support/cli.js"
 
 const made: Array<string> = []
@@ -62,7 +62,7 @@ describe("the fast path's bundle and its V8 code cache", () => {
     const [cache] = caches(dist.dir)
     NodeFs.writeFileSync(NodePath.join(dist.dir, cache!), NodeCrypto.randomBytes(512))
     // In a fresh process: this one has compiled the bundle already and would not look at the cache.
-    const loader = new URL("../dist/internal/fastPathBundle.js", import.meta.url).href
+    const loader = new URL("../dist/internal/query/fastPathBundle.js", import.meta.url).href
     const run = () =>
       ChildProcess.execFileSync(process.execPath, [
         "--input-type=module",

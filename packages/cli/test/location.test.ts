@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
-import { parseLocation, queryArguments } from "../src/internal/location.js"
+import { parseLocation, queryArguments } from "../src/internal/query/location.js"
 
 describe("parseLocation", () => {
   it("splits file, line and character", () => {

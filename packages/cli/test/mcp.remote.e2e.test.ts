@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
-import * as Prewarm from "../src/internal/prewarm.js"
+import * as Prewarm from "../src/internal/serve/prewarm.js"
 import { bin } from "./support/cli.js"
 import { alive, fakeWorkspace, processesWith, readRecord, serve, startedPids, waitFor } from "./support/remote.js"
 

@@ -13,7 +13,7 @@ import * as TestClock from "effect/TestClock"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as Prewarm from "../src/internal/prewarm.js"
+import * as Prewarm from "../src/internal/serve/prewarm.js"
 
 /** A workspace with one file for each of three servers. */
 const workspace = Effect.acquireRelease(

@@ -4,8 +4,8 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-import { CliIO } from "../src/internal/cliIO.js"
-import { clearLine, withProgress } from "../src/internal/progress.js"
+import { CliIO } from "../src/internal/command/cliIO.js"
+import { clearLine, withProgress } from "../src/internal/query/progress.js"
 
 const capture = (stderrIsTTY: boolean) =>
   Effect.map(Ref.make<ReadonlyArray<string>>([]), (written) => ({

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { queryArguments } from "../src/internal/location.js"
-import { toolInput } from "../src/internal/quickQuery.js"
-import { parse } from "../src/internal/remoteQuery.js"
+import { queryArguments } from "../src/internal/query/location.js"
+import { toolInput } from "../src/internal/query/quickQuery.js"
+import { parse } from "../src/internal/query/remoteQuery.js"
 
 // `--body` and `--new-name` as the command and the fast `query --remote` path read them.
 describe("query options of issue 33", () => {

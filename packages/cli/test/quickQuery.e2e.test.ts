@@ -2,12 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as QuickQuery from "../src/internal/quickQuery.js"
-import { parse } from "../src/internal/remoteQuery.js"
+import * as QuickQuery from "../src/internal/query/quickQuery.js"
+import { parse } from "../src/internal/query/remoteQuery.js"
 import { runCli, scopedTempDir, workspace } from "./support/cli.js"
 import { processesWith, serve, waitFor } from "./support/remote.js"
 
-// The remote query's edge (internal/quickQuery.ts) against a real host on typescript-language-server: what it
+// The remote query's edge (internal/query/quickQuery.ts) against a real host on typescript-language-server: what it
 // answers is what the full command answers locally, byte for byte, and what it leaves alone the full client
 // answers (the compiled command, which offers every `query --remote` to the edge first).
 // Each local run starts its own typescript-language-server: several seconds apiece on a loaded machine.
@@ -49,7 +49,7 @@ describe("the edge of query --remote", () => {
     assert.isTrue(Array.isArray(listed))
     const entries: ReadonlyArray<unknown> = Array.isArray(listed) ? listed : []
     const inputs = entries.flatMap((entry) => Array.isArray(entry) && typeof entry[0] === "string" ? [entry[0]] : [])
-    assert.isTrue(inputs.some((file) => file.endsWith("internal/quickQuery.js")))
+    assert.isTrue(inputs.some((file) => file.endsWith("internal/query/quickQuery.js")))
     assert.isTrue(inputs.some((file) => file.endsWith("tool-lsp/dist/internal/render.js")), "the tool's renderer")
     const forbidden = [
       /effect\/dist\/esm\/(Schema|ParseResult|Effect|Layer|Stream)\.js$/,

@@ -6,8 +6,8 @@ import { LspToolConfig, LspToolInput } from "@lsp-seam/tool-lsp"
 import { Effect, Either, FastCheck } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as QuickQuery from "../src/internal/quickQuery.js"
-import { parse } from "../src/internal/remoteQuery.js"
+import * as QuickQuery from "../src/internal/query/quickQuery.js"
+import { parse } from "../src/internal/query/remoteQuery.js"
 import { scopedTempDir } from "./support/cli.js"
 
 // The remote query's edge repeats a few things it cannot import without loading the Schemas; each is held

@@ -6,9 +6,9 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as NodePath from "node:path"
-import * as IdleExit from "../src/internal/idleExit.js"
-import * as RemoteQuery from "../src/internal/remoteQuery.js"
-import { parseListen } from "../src/internal/serve.js"
+import * as RemoteQuery from "../src/internal/query/remoteQuery.js"
+import * as IdleExit from "../src/internal/serve/idleExit.js"
+import { parseListen } from "../src/internal/serve/serve.js"
 
 describe("--remote", () => {
   it("auto, a socket path (resolved) or an http/ws URL (the WebSocket path added)", () => {

@@ -373,9 +373,9 @@ describe("lsp-seam query --remote auto", () => {
         const resolved = NodeFs.readFileSync(log, "utf8").split("\n")
         // From the bundle (what the build makes; compiled with vm.Script, so not resolved as a module):
         // what went into it; else the modules loaded one by one.
-        const loader = resolved.find((url) => url.endsWith("/dist/internal/fastPathBundle.js"))
+        const loader = resolved.find((url) => url.endsWith("/dist/internal/query/fastPathBundle.js"))
         assert.isDefined(loader, "the build made the bundle, so it is used")
-        assert.deepStrictEqual(resolved.filter((url) => url.endsWith("/dist/internal/remoteQuery.js")), [])
+        assert.deepStrictEqual(resolved.filter((url) => url.endsWith("/dist/internal/query/remoteQuery.js")), [])
         const manifest = JSON.parse(NodeFs.readFileSync(new URL("../remoteQuery.bundle.json", loader), "utf8")) as {
           readonly inputs: ReadonlyArray<readonly [string, number, number]>
         }

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeFs from "node:fs"
-import { version } from "../src/internal/version.js"
+import { version } from "../src/internal/command/version.js"
 
 describe("version", () => {
   it("is the package's version", () => {

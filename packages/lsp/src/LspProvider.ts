@@ -39,6 +39,15 @@ export interface LspProvider {
   readonly extensionToLanguage: Readonly<Record<string, string>>
   /** Answers one query. Failures are `LspError`s and reach the caller unchanged. */
   readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+  /**
+   * Optional: the files the workspace's test runners collect by their own configuration (for example pytest's
+   * `testpaths` and `python_files`), as a test of a path relative to `workspaceRoot` (slash-separated). `impact`
+   * counts them as test code besides the usual conventions. Never fails: a configuration that cannot be read
+   * names no files.
+   *
+   * @since 0.2.0
+   */
+  readonly testFiles?: ((workspaceRoot: string) => Effect.Effect<(relativePath: string) => boolean>) | undefined
 }
 
 /**
@@ -49,4 +58,5 @@ export const make = (provider: {
   readonly id: string
   readonly extensionToLanguage: Readonly<Record<string, string>>
   readonly query: (query: LspProviderQuery) => Effect.Effect<LspQueryResult, LspError>
+  readonly testFiles?: ((workspaceRoot: string) => Effect.Effect<(relativePath: string) => boolean>) | undefined
 }): LspProvider => ({ ...provider, id: LspProviderId.make(provider.id) })

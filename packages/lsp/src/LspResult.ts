@@ -13,11 +13,11 @@ import * as Body from "./internal/result/body.js"
 import * as Calls from "./internal/result/calls.js"
 import * as Diagnostics from "./internal/result/diagnostics.js"
 import * as Edits from "./internal/result/edits.js"
+import * as Emptiness from "./internal/result/emptiness.js"
 import * as Impact from "./internal/result/impact.js"
 import * as Navigation from "./internal/result/navigation.js"
 import * as Symbols from "./internal/result/symbols.js"
 import type { LspOperation } from "./LspQuery.js"
-import * as LspResultRead from "./LspResultRead.js"
 
 /**
  * The source text of the declaration a location or symbol points at, present when the request asked for it
@@ -408,12 +408,13 @@ export const locations: (
 export const hover: (hover: LspHover | null) => LspHoverResult = Navigation.hover
 
 /**
- * True for an answer with nothing in it: no locations, or a hover that is null or blank.
+ * True for an answer with nothing in it: no locations, symbols, calls, diagnostics, edits or impact nodes, or a
+ * hover that is null or blank.
  *
  * @since 0.1.0
  * @category utils
  */
-export const isEmpty: (result: LspQueryResult) => boolean = LspResultRead.isEmpty
+export const isEmpty: (result: LspQueryResult) => boolean = Emptiness.isEmpty
 
 /**
  * @since 0.1.0

@@ -1,12 +1,15 @@
 /**
  * Reading an answer without its Schemas: whether it is empty, why it may be incomplete, how to describe the
  * identifiers of a line, and the field-by-field check of a plain locations or hover answer. `LspResult`,
- * `LspIdentifiers` and `LspResultCheck` publish these too; this module imports nothing but types, so that a
- * client which must start in Node's start time (the command's remote query, see docs/decisions.md) can render
- * an answer without loading `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
+ * `LspIdentifiers` and `LspResultCheck` publish these too. It sits above `LspResult` and takes nothing but types
+ * from it (its other values come from Schema-free internal modules), so that a client which must start in Node's
+ * start time (the command's remote query, see docs/decisions.md) can render an answer without loading
+ * `effect/Schema` and the seam's Schemas (~40 ms of module evaluation).
  *
  * @since 0.1.0
  */
+import * as Emptiness from "./internal/result/emptiness.js"
+import * as Reasons from "./internal/result/reasons.js"
 import type {
   LspHover,
   LspHoverResult,
@@ -22,19 +25,7 @@ import type {
  * @since 0.1.0
  * @category models
  */
-export interface IncompleteReason {
-  readonly reason:
-    | "readiness"
-    | "no-project"
-    | "provider-failed"
-    | "diagnostics-pending"
-    | "projects-not-searched"
-    | "excluded-by-config"
-    | "deadline"
-    | "capped"
-    | "no-call-hierarchy"
-  readonly message: string
-}
+export type IncompleteReason = Reasons.IncompleteReason
 
 /**
  * The standard message of a `readiness` reason.
@@ -42,9 +33,7 @@ export interface IncompleteReason {
  * @since 0.1.0
  * @category constants
  */
-export const readinessMessage =
-  "The language server was still starting up (indexing); this answer may be incomplete. Repeat the query in " +
-  "a few seconds for a complete answer."
+export const readinessMessage: string = Reasons.readinessMessage
 
 /**
  * The `readiness` reason with its standard message.
@@ -52,7 +41,7 @@ export const readinessMessage =
  * @since 0.1.0
  * @category constants
  */
-export const readiness: IncompleteReason = { reason: "readiness", message: readinessMessage }
+export const readiness: IncompleteReason = Reasons.readiness
 
 /**
  * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
@@ -61,17 +50,12 @@ export const readiness: IncompleteReason = { reason: "readiness", message: readi
  * @since 0.1.0
  * @category utils
  */
-export const incompleteReasonsOf = (
+export const incompleteReasonsOf: (
   result: {
     readonly incomplete?: true | undefined
     readonly incompleteReasons?: ReadonlyArray<IncompleteReason> | undefined
   }
-): ReadonlyArray<IncompleteReason> =>
-  result.incompleteReasons !== undefined && result.incompleteReasons.length > 0
-    ? result.incompleteReasons
-    : result.incomplete === true
-    ? [readiness]
-    : []
+) => ReadonlyArray<IncompleteReason> = Reasons.incompleteReasonsOf
 
 /**
  * True for an answer with nothing in it: no locations, symbols, calls, diagnostics, edits or impact nodes, or a
@@ -80,24 +64,7 @@ export const incompleteReasonsOf = (
  * @since 0.1.0
  * @category utils
  */
-export const isEmpty = (result: LspQueryResult): boolean => {
-  switch (result.kind) {
-    case "locations":
-      return result.locations.length === 0
-    case "hover":
-      return result.hover === null || result.hover.contents.trim() === ""
-    case "symbols":
-      return result.symbols.length === 0
-    case "calls":
-      return result.calls.length === 0
-    case "diagnostics":
-      return result.diagnostics.length === 0
-    case "edits":
-      return result.edits.length === 0 && result.resourceOperations.length === 0
-    case "impact":
-      return result.nodes.length === 0
-  }
-}
+export const isEmpty: (result: LspQueryResult) => boolean = Emptiness.isEmpty
 
 /**
  * How many identifiers a message lists before it says how many more there are.

@@ -88,7 +88,10 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
         return yield* searchAll(request, Registry.providers(current))
       }
       // Composed here from the providers' own answers, each a query of its own: providers never receive it.
-      if (request.operation === "impact") return yield* Impact.answer(request, query)
+      if (request.operation === "impact") {
+        const testFiles = current.routes.get(finalExtension(request.filePath))?.provider.testFiles
+        return yield* Impact.answer(request, query, testFiles?.(request.workspaceRoot))
+      }
       const filePath = request.filePath ?? ""
       const extension = finalExtension(filePath)
       const route = current.routes.get(extension)

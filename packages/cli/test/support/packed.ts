@@ -18,13 +18,21 @@ export const tsc = NodePath.join(root, "node_modules", "typescript", "bin", "tsc
 // npm run as a user would, not as the workspace's npm: no npm_* settings inherited from a parent `npm test`.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_")))
 
-/** Runs a command to its end; fails with its output when it exits non-zero. */
-export const run = (command: string, args: ReadonlyArray<string>, cwd: string): Effect.Effect<string, Error> =>
+/**
+ * Runs a command to its end; fails with its output when it exits non-zero. `extraEnv` adds to (or replaces) the
+ * environment's variables.
+ */
+export const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  extraEnv: Readonly<Record<string, string>> = {}
+): Effect.Effect<string, Error> =>
   Effect.async<string, Error>((resume) => {
     const child = ChildProcess.execFile(
       command,
       args,
-      { cwd, env, maxBuffer: 64 * 1024 * 1024 },
+      { cwd, env: { ...env, ...extraEnv }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resume(
           error === null

@@ -34,7 +34,10 @@ const ProviderShape = Schema.Struct({
   extensionToLanguage: Schema.Unknown,
   query: Schema.declare((u): u is LspProvider["query"] => typeof u === "function", {
     identifier: "function"
-  })
+  }),
+  testFiles: Schema.optional(Schema.declare((u): u is LspProvider["testFiles"] => typeof u === "function", {
+    identifier: "function"
+  }))
 })
 
 const isBlank = (s: string) => s.trim().length === 0

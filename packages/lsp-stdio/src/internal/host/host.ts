@@ -20,6 +20,7 @@ import * as Permits from "../servers/permits.js"
 import type * as ServerInstance from "../servers/serverInstance.js"
 import * as Servers from "../servers/servers.js"
 import * as QueryPipeline from "./queryPipeline.js"
+import * as TestRunners from "./testRunners.js"
 
 type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
@@ -68,7 +69,8 @@ export const makeProviders = (
       LspProvider.make({
         id: spec.providerId,
         extensionToLanguage: spec.config.extensionToLanguage,
-        query: (query) => pipeline.run(spec, query)
+        query: (query) => pipeline.run(spec, query),
+        testFiles: (workspaceRoot) => TestRunners.read(services, workspaceRoot)
       })
     )
     return { providers, host: { status: servers.status, memory: servers.memory } }

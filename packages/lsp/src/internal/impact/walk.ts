@@ -56,14 +56,14 @@ const byPlace = (a: Draft, b: Draft) =>
   a.selectionRange.start.line - b.selectionRange.start.line ||
   a.selectionRange.start.character - b.selectionRange.start.character
 
-const samePlace = (a: LspRange, b: LspRange) =>
-  a.start.line === b.start.line && a.start.character === b.start.character
+const samePlace = (a: LspRange, b: LspRange) => a.start.line === b.start.line && a.start.character === b.start.character
 
 /** A name the seam can resolve on a line (`symbol`): an identifier, nothing a server decorated. */
 const identifier = /^[\p{L}_$][\p{L}\p{N}_$]*$/u
 
-const isKind = <K extends LspQueryResult["kind"]>(kind: K) =>
-(result: LspQueryResult): result is Extract<LspQueryResult, { readonly kind: K }> => result.kind === kind
+const isKind =
+  <K extends LspQueryResult["kind"]>(kind: K) =>
+  (result: LspQueryResult): result is Extract<LspQueryResult, { readonly kind: K }> => result.kind === kind
 
 /** The answer of `ask`, which must be of `kind`: another kind is the provider breaking the contract. */
 const expect = <K extends LspQueryResult["kind"]>(kind: K, operation: string) =>
@@ -96,8 +96,15 @@ const untilDeadline = <A>(
     return { done, late: Option.isNone(finished) }
   })
 
-/** The impact of the symbol at `request`'s position (see `LspQuery.LspImpactRequest`). */
-export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspImpactResult, LspError> =>
+/**
+ * The impact of the symbol at `request`'s position (see `LspQuery.LspImpactRequest`). `runnerTests`: the provider's
+ * reading of the workspace's test runner configuration, if it has one (see `LspProvider.testFiles`).
+ */
+export const answer = (
+  request: LspImpactRequest,
+  askProvider: Ask,
+  runnerTests?: Effect.Effect<(relativePath: string) => boolean>
+): Effect.Effect<LspImpactResult, LspError> =>
   Effect.gen(function*() {
     const depth = request.depth ?? defaultImpactDepth
     const maxGroups = request.maxGroups ?? defaultImpactGroups
@@ -109,9 +116,17 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
       Clock.currentTimeMillis,
       (now) => Option.map(Option.zipWith(budget, reserve, (b, r) => b - r), (usable) => usable - (now - started))
     )
+    // Each step under the deadline less the reserve, so that a provider's early answer leaves time to use it.
+    const ask: Ask = (step) =>
+      Effect.flatMap(left, (ms) =>
+        Option.isNone(ms) ? askProvider(step) : LspDeadline.within(Math.max(0, ms.value))(askProvider(step)))
     const reasons: Array<IncompleteReason> = []
     const note = (reason: IncompleteReason) => {
-      if (!reasons.some((r) => r.reason === reason.reason && r.message === reason.message)) reasons.push(reason)
+      if (
+        !reasons.some((r) =>
+          r.reason === reason.reason && r.message === reason.message
+        )
+      ) reasons.push(reason)
     }
     const noteAll = (result: { readonly incompleteReasons?: ReadonlyArray<IncompleteReason> | undefined }) =>
       (result.incompleteReasons ?? []).forEach(note)
@@ -133,18 +148,17 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
 
     // 2. The symbol itself: its definitions (not uses), and the declaration there.
     const { definitions, target } = yield* targetOf(ask, request, asked)
-    const uses = references.locations.filter((location) =>
-      !definitions.some((definition) =>
-        definition.uri === location.uri && samePlace(definition.range, location.range)
-      )
+    const candidates = references.locations.filter((location) =>
+      !definitions.some((definition) => definition.uri === location.uri && samePlace(definition.range, location.range))
     )
 
     // 3. The uses grouped by the declaration each sits in.
+    const configured = runnerTests === undefined ? undefined : yield* runnerTests
     const isTest = (uri: string) => {
       const relative = Grouping.relativeTo(workspaceUri, uri)
-      return relative !== undefined && isTestPath(relative)
+      return relative !== undefined && (isTestPath(relative) || configured?.(relative) === true)
     }
-    const files = [...new Set(uses.map((use) => use.uri))].sort()
+    const files = [...new Set(candidates.map((use) => use.uri))].sort()
     const symbolsOf = files.map((uri) =>
       ask({ operation: "documentSymbol", filePath: Grouping.pathOf(uri), workspaceRoot: request.workspaceRoot }).pipe(
         Effect.flatMap(expect("symbols", "documentSymbol")),
@@ -184,6 +198,15 @@ export const answer = (request: LspImpactRequest, ask: Ask): Effect.Effect<LspIm
       test: isTest(uri)
     })
     const levelZero = new Map<string, Draft>()
+    // A reference that is exactly a declaration's name declares the symbol (a C prototype, an overload, the
+    // definition where the server's goToDefinition points elsewhere): not a use.
+    const uses = candidates.filter((use) =>
+      !(declarations.get(use.uri) ?? []).some((symbol) =>
+        samePlace(symbol.selectionRange, use.range) &&
+        symbol.selectionRange.end.line === use.range.end.line &&
+        symbol.selectionRange.end.character === use.range.end.character
+      )
+    )
     for (const use of uses) {
       const group = Grouping.groupOf(declarations.get(use.uri) ?? [], use.range.start)
       const draft: Draft = group === undefined ? topLevel(use.uri, 0) : {

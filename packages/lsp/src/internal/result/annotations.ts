@@ -3,7 +3,7 @@
 // them. Each is documented here, where LspResult re-exports it.
 import * as Schema from "effect/Schema"
 import { LspPosition } from "../../LspQuery.js"
-import * as Read from "../../LspResultRead.js"
+import * as Reasons from "./reasons.js"
 
 /**
  * Present (and `true`) only when the answer may be missing results: the server was still busy with its
@@ -59,12 +59,12 @@ export type IncompleteReason = typeof IncompleteReason.Type
 /**
  * The standard message of a `readiness` reason.
  */
-export const readinessMessage: string = Read.readinessMessage
+export const readinessMessage: string = Reasons.readinessMessage
 
 /**
  * The `readiness` reason with its standard message (what `markIncomplete(result)` adds).
  */
-export const readiness: IncompleteReason = Read.readiness
+export const readiness: IncompleteReason = Reasons.readiness
 
 /**
  * What a request with `symbol` was resolved to: the zero-based `position` actually queried, the
@@ -132,7 +132,7 @@ export const markIncomplete = <A extends Annotated>(result: A, reason: Incomplet
  * The reasons an answer may be incomplete: `incompleteReasons`, or the `readiness` reason for a result that
  * only says `incomplete: true` (as older providers do); empty for a complete answer.
  */
-export const incompleteReasonsOf: (result: Annotated) => ReadonlyArray<IncompleteReason> = Read.incompleteReasonsOf
+export const incompleteReasonsOf: (result: Annotated) => ReadonlyArray<IncompleteReason> = Reasons.incompleteReasonsOf
 
 /**
  * Records what a request with `symbol` was resolved to.

@@ -28,10 +28,10 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { type CliIO, stderr } from "./cliIO.js"
-import { UsageError } from "./errors.js"
+import { type CliIO, stderr } from "../command/cliIO.js"
+import { UsageError } from "../command/errors.js"
+import * as MemoryReport from "../doctor/memoryReport.js"
 import * as IdleExit from "./idleExit.js"
-import * as MemoryReport from "./memoryReport.js"
 import * as Prewarm from "./prewarm.js"
 import {
   allowPlaintextOption,

@@ -8,7 +8,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
-import * as LspCli from "../LspCli.js"
+import * as LspCli from "../../LspCli.js"
 import * as CliIO from "./cliIO.js"
 
 export const main = (argv: ReadonlyArray<string>): void =>

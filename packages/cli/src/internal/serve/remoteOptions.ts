@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { UsageError } from "./errors.js"
+import { UsageError } from "../command/errors.js"
 
 export const remoteOption = Options.text("remote").pipe(
   Options.withDescription(

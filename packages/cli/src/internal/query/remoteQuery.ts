@@ -15,7 +15,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as NodePath from "node:path"
-import { UsageError } from "./errors.js"
+import { UsageError } from "../command/errors.js"
 import { queryArguments } from "./location.js"
 
 const valueOptions = [

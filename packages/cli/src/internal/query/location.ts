@@ -4,7 +4,7 @@
  */
 import type { LspToolInput } from "@lsp-seam/tool-lsp"
 import * as Either from "effect/Either"
-import { UsageError } from "./errors.js"
+import { UsageError } from "../command/errors.js"
 
 export interface Location {
   readonly file: string
