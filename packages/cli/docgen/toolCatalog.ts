@@ -73,6 +73,9 @@ const takes = (operation: LspToolInput.ToolOperation): string => {
       return "`file_path`; `severity` optional (the least serious kind to include, default `warning`)"
     case "renamePreview":
       return "`file_path`, `line`, and `character` or `symbol`; `new_name`"
+    case "impact":
+      return "`file_path`, `line`, and `character` or `symbol`; `depth` optional (levels of callers, 1 to 5, " +
+        "default 2); no `include_body`"
     case "goToDefinition":
     case "goToTypeDefinition":
     case "goToImplementation":
@@ -88,7 +91,8 @@ const resultKindText: Readonly<Record<LspResult.LspQueryResult["kind"], string>>
   symbols: "symbols",
   calls: "calls",
   diagnostics: "diagnostics",
-  edits: "edits"
+  edits: "edits",
+  impact: "impact"
 }
 
 /** The fixed cost of a tool configuration: description, compact JSON Schema and prompt section, in characters. */
@@ -213,6 +217,15 @@ export const toolCatalog = (): string => {
     "(or callee) `name  path:line:character` at its name, followed by its call sites indented two spaces, one " +
     "`path:line:character` each (in the caller's file for incoming calls, in the asked function's for outgoing " +
     "ones), grouped by file and in position order.",
+    "- **impact**: a header naming the symbol and counting its uses and the places they are in " +
+    "(`Impact of parse (Function) src/parse.ts:1 — 4 uses in 3 places`), a line counting each level " +
+    "(`Levels: 0: 3 places (1 test) · 1: 2 callers (depth 2)`, with `N of M … shown, K cut` where `maxGroups` " +
+    "cut a level), then a tree: each declaration that uses the symbol as `name (Kind) path:line — N uses: lines " +
+    "…` (`top level of path` for a file's top level), and under it its callers, two spaces deeper per level, " +
+    "`— N calls: lines …`. A declaration is shown once; met again (a caller of two declarations, a cycle) it " +
+    "is a short back-reference (`— shown above`). Test code comes last, apart: `Tests (N declarations in M " +
+    "files):`, a line per test declaration, and `Test files to run: …`. `maxLocations` caps the tree's lines " +
+    "and the test lines each.",
     "- No locations, symbols or calls: `No results.`; `maxLocations` counts location, symbol or call lines " +
     "(call sites stay with their call); a line then says how many were omitted " +
     "(`3 more symbols omitted (limit: 100).`) and a last one in which files they are " +

@@ -6,7 +6,8 @@
  *   `lsp-seam query diagnostics <file> [--severity S]` (same options)
  * - `--body` with goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol and workspaceSymbol
  *   (each location's code); `lsp-seam query renamePreview <file>:<line>:<character> --new-name NAME` (the edits
- *   a rename would make, never written)
+ *   a rename would make, never written); `lsp-seam query impact <file>:<line>[:<character>] [--depth N]` (the
+ *   symbol's uses by declaration, their callers up to N levels, the tests)
  * - `lsp-seam mcp [--cwd DIR] [--config FILE]`
  * - `lsp-seam doctor [--cwd DIR] [--config FILE]`
  * - `lsp-seam serve [--socket PATH | --listen HOST:PORT --token-file F] [--config FILE] [--idle-exit DURATION]`;
@@ -138,6 +139,11 @@ const query = Command.make(
       Options.withDescription("renamePreview only: the new name. The edits are listed; nothing is written."),
       Options.optional
     ),
+    // Text, judged by the tool as a position is: the command and the tool give one answer for one input.
+    depth: Options.text("depth").pipe(
+      Options.withDescription("impact only: how many levels of callers to follow (1 to 5, default 2)."),
+      Options.optional
+    ),
     cwd,
     config,
     remote: RemoteOptions.remoteOption,
@@ -154,7 +160,8 @@ const query = Command.make(
         file: Option.getOrUndefined(args.file),
         severity: Option.getOrUndefined(args.severity),
         body: args.body,
-        newName: Option.getOrUndefined(args.newName)
+        newName: Option.getOrUndefined(args.newName),
+        depth: Option.getOrUndefined(args.depth)
       })
       const workspace = yield* workspaceOf(args.cwd)
       const loaded = yield* loadConfig(args.config, workspace)

@@ -58,4 +58,19 @@ describe("README", () => {
     assert.include(readme, "lsp-seam query documentSymbol <file> [--cwd DIR]")
     assert.include(readme, "lsp-seam query workspaceSymbol <query> [--file FILE] [--cwd DIR]")
   })
+
+  it("shows the impact form and the tree the end-to-end test expects", () => {
+    assert.include(readme, "lsp-seam query impact <file>:<line>[:<character>] [--symbol NAME] [--depth N]")
+    assert.include(
+      readme,
+      "$ npx lsp-seam query impact src/parse.ts:2:17 --cwd packages/cli/test/fixtures/impact-workspace\n" +
+        "Impact of parse (Function) src/parse.ts:2 — "
+    )
+    assert.include(
+      readme,
+      "load (Function) src/load.ts:3 — 1 use: line 4\n  main (Function) src/main.ts:3 — 1 call: line 4\n" +
+        "    run (Function) src/main.ts:7 — 1 call: line 8\n"
+    )
+    assert.include(readme, "Test files to run: test/load.test.ts, test/parse.test.ts.\n")
+  })
 })

@@ -2,47 +2,17 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PlatformCommand from "@effect/platform/Command"
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
 import { LspPresets } from "@lsp-seam/setup"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { bin, fakeServer, tempDir, workspace } from "./support/cli.js"
+import { connect, McpClient, textOf } from "./support/mcp.js"
 
 // An independent MCP client (the official TypeScript SDK) spawns the compiled `lsp-seam mcp` over stdio.
 const timeout = 60_000
-
-class McpClient extends Context.Tag("test/McpClient")<McpClient, Client>() {}
-
-const connect = (args: ReadonlyArray<string>) =>
-  Layer.scoped(
-    McpClient,
-    Effect.acquireRelease(
-      Effect.promise(async () => {
-        const transport = new StdioClientTransport({
-          command: process.execPath,
-          args: [bin, "mcp", ...args],
-          stderr: "pipe"
-        })
-        const client = new Client({ name: "lsp-seam-test", version: "0.0.0" })
-        await client.connect(transport)
-        return client
-      }),
-      (client) => Effect.promise(() => client.close())
-    )
-  )
-
-const ToolResult = Schema.Struct({
-  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
-})
-
-const textOf = (result: unknown): string =>
-  Schema.decodeUnknownSync(ToolResult)(result).content.map((part) => part.text ?? "").join("")
 
 const OperationEnum = Schema.Struct({ operation: Schema.Struct({ enum: Schema.Array(Schema.String) }) })
 
@@ -67,7 +37,8 @@ layer(connect(["--cwd", workspace]), { timeout: "60 seconds" })("lsp-seam mcp wi
           "documentSymbol",
           "workspaceSymbol",
           "diagnostics",
-          "renamePreview"
+          "renamePreview",
+          "impact"
         ]
       )
       assert.strictEqual(tool.annotations?.readOnlyHint, true)

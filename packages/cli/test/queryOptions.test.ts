@@ -73,4 +73,33 @@ describe("query options of issue 33", () => {
     assert.isDefined(toolInput(plain))
     assert.isUndefined(toolInput(parse(["query", "goToDefinition", "a.ts:1:2", "--body", "--remote", "auto"])!))
   })
+
+  it("--depth is impact's, passed on as a number for the tool to judge; a usage error elsewhere or not a number", () => {
+    assert.deepStrictEqual(
+      queryArguments("impact", "a.ts:3", { symbol: "parse", depth: "3" }),
+      Either.right({
+        operation: "impact",
+        file_path: "a.ts",
+        line: 3,
+        character: undefined,
+        symbol: "parse",
+        depth: 3
+      })
+    )
+    assert.deepStrictEqual(
+      queryArguments("impact", "a.ts:1:2", { depth: "9" }),
+      Either.right({ operation: "impact", file_path: "a.ts", line: 1, character: 2, symbol: undefined, depth: 9 })
+    )
+    const elsewhere = queryArguments("findReferences", "a.ts:1:2", { depth: "2" })
+    assert.isTrue(Either.isLeft(elsewhere) && elsewhere.left.message.includes("--depth applies to impact only"))
+    const words = queryArguments("impact", "a.ts:1:2", { depth: "two" })
+    assert.isTrue(Either.isLeft(words) && words.left.message.includes("got two"))
+  })
+
+  it("the fast path reads --depth as a value", () => {
+    assert.deepStrictEqual(
+      parse(["query", "impact", "a.ts:1:2", "--depth", "3", "--remote", "auto"]),
+      { operation: "impact", target: "a.ts:1:2", options: { depth: "3", remote: "auto" }, json: false }
+    )
+  })
 })

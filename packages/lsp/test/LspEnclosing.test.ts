@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type * as LspResult from "../src/LspResult.js"
 import { enclosing, enclosingAll, holds } from "../src/LspEnclosing.js"
+import type * as LspResult from "../src/LspResult.js"
 
 /** A symbol as a flattened documentSymbol answer gives it: `[line, character]` pairs, a depth from the tree. */
 const symbol = (

@@ -27,10 +27,9 @@ import * as Validate from "./internal/input/validate.js"
 export const name = "lsp"
 
 /**
- * The seam operations the tool can offer: every position operation, documentSymbol, workspaceSymbol and
- * diagnostics. A seam
- * operation the tool has no arguments, validation and rendering for is not among them, so no configuration can
- * offer it by accident.
+ * The seam operations the tool can offer: every position operation, documentSymbol, workspaceSymbol,
+ * diagnostics, renamePreview and impact. A seam operation the tool has no arguments, validation and rendering for
+ * is not among them, so no configuration can offer it by accident.
  *
  * @since 0.1.0
  * @category schemas
@@ -199,6 +198,21 @@ export const WorkspaceSymbolInput = InputSchema.WorkspaceSymbolInput
 export interface WorkspaceSymbolInput extends Schema.Schema.Type<typeof WorkspaceSymbolInput> {}
 
 /**
+ * Validated input of impact: a position operation's arguments, and `depth`, the levels of callers to follow
+ * (1 to 5, default 2). It takes no `include_body`: the code of every declaration it lists would be too much.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ImpactInput = InputSchema.ImpactInput
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ImpactInput = typeof ImpactInput.Type
+
+/**
  * The tool's input once validated: one variant per request shape, discriminated by `operation`.
  *
  * @since 0.1.0
@@ -266,7 +280,9 @@ export const jsonSchema: JSONSchema.JsonSchema7 = jsonSchemaFor(allOperations)
  *   when `symbol` is given) and `symbol` one identifier;
  * - documentSymbol: non-blank `file_path`;
  * - workspaceSymbol: non-blank `query`, then `file_path` non-blank when given;
- * - diagnostics: non-blank `file_path`, then `severity` one of the four when given.
+ * - diagnostics: non-blank `file_path`, then `severity` one of the four when given;
+ * - renamePreview: a position operation's arguments, then non-blank `new_name`;
+ * - impact: a position operation's arguments, then `depth` an integer from 1 to 5 when given.
  *
  * Arguments the operation does not take (a `line` sent with documentSymbol, a `query` with hover) and any
  * other property are ignored.

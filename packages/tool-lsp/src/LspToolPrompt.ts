@@ -56,6 +56,9 @@ export const textFor = (operations: LspToolInput.Operations): string => {
       : []),
     ...(has("renamePreview")
       ? ["To rename, renamePreview lists every edit the rename needs, writing nothing: apply them with your edit tool."]
+      : []),
+    ...(has("impact")
+      ? ["Before changing a function, impact shows what depends on it in one call: its uses, their callers, the tests."]
       : [])
   ].join(" ")
 }

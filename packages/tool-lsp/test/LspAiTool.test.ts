@@ -34,6 +34,33 @@ class FakeProvider extends Context.Tag("test/FakeProvider")<FakeProvider, Testin
 const environment = (script: Testing.FakeScript, session = LspSession.layer("/w")) =>
   Layer.mergeAll(fakeProvider(script), session).pipe(Layer.provideMerge(LspService.layer))
 
+const span = (line: number, from: number, to: number) => ({
+  start: { line, character: from },
+  end: { line, character: to }
+})
+
+// What the provider answers the seam composing impact: one use of the symbol, inside `add`, which `main` calls.
+const impactScript: Testing.FakeScript = [
+  Testing.succeed(LspResult.locations([{ uri: "file:///w/src/a.ts", range: span(3, 2, 5) }], "file:///w")),
+  Testing.succeed(LspResult.locations([], "file:///w")),
+  Testing.succeed(LspResult.symbols([{
+    name: "add",
+    kind: "Function",
+    uri: "file:///w/src/a.ts",
+    range: { start: { line: 0, character: 0 }, end: { line: 5, character: 1 } },
+    selectionRange: span(0, 16, 19)
+  }], "file:///w")),
+  Testing.succeed(LspResult.calls("incoming", [], [{
+    name: "main",
+    kind: "Function",
+    uri: "file:///w/src/m.ts",
+    range: { start: { line: 8, character: 0 }, end: { line: 10, character: 1 } },
+    selectionRange: span(8, 16, 20),
+    fromUri: "file:///w/src/m.ts",
+    fromRanges: [span(9, 2, 5)]
+  }], "file:///w"))
+]
+
 describe("LspAiTool.LspTool", () => {
   it("is named lsp, described, and annotated read-only, non-destructive, idempotent and closed-world", () => {
     const tool = LspAiTool.LspTool
@@ -148,6 +175,34 @@ describe("LspAiTool.LspToolkit", () => {
             Testing.succeed(result),
             Testing.succeed(LspResult.edits([], [], "file:///w"))
           ]))
+        )
+      )
+    ))
+
+  it.scoped("impact with depth reaches the seam, which stops following callers at that depth", () =>
+    Effect.gen(function*() {
+      const schema = Tool.getJsonSchema(LspAiTool.LspTool) as { readonly properties: Record<string, unknown> }
+      assert.deepStrictEqual(schema.properties.depth, {
+        type: "integer",
+        minimum: 1,
+        maximum: 5,
+        description: "impact: how many levels of callers to follow above the uses (1 to 5, default 2)."
+      })
+      const toolkit = yield* LspAiTool.LspToolkit
+      const answer = yield* toolkit.handle("lsp", { ...args, operation: "impact", depth: 1 })
+      assert.include(answer.encodedResult, "add (Function) src/a.ts:1 — 1 use: line 4\n  main (Function) src/m.ts:9")
+      const provider = yield* FakeProvider
+      // With the default depth (2) the seam would ask main's callers too.
+      assert.deepStrictEqual((yield* provider.queries).map((q) => q.operation), [
+        "findReferences",
+        "goToDefinition",
+        "documentSymbol",
+        "incomingCalls"
+      ])
+    }).pipe(
+      Effect.provide(
+        LspAiTool.layer().pipe(
+          Layer.provideMerge(environment(impactScript))
         )
       )
     ))

@@ -96,6 +96,65 @@ describe("LspClient", () => {
     await client.close()
   })
 
+  it("answers impact, passing depth to the seam, with the tree the model reads", async () => {
+    const line = (n: number, from: number, to: number) => ({
+      start: { line: n, character: from },
+      end: { line: n, character: to }
+    })
+    const load = {
+      name: "load",
+      kind: "Function" as const,
+      uri: "file:///repo/src/load.ts",
+      range: { start: { line: 2, character: 0 }, end: { line: 4, character: 1 } },
+      selectionRange: line(2, 16, 20)
+    }
+    const caller = {
+      name: "loadsDoubles",
+      kind: "Function" as const,
+      uri: "file:///repo/test/load.test.ts",
+      range: { start: { line: 2, character: 0 }, end: { line: 4, character: 1 } },
+      selectionRange: line(2, 16, 28),
+      fromUri: "file:///repo/test/load.test.ts",
+      fromRanges: [line(3, 6, 10)]
+    }
+    // The seam asks the provider: the uses, the definition (none here), the outline of the uses' file, and the
+    // callers of the one declaration found — once, at depth 1.
+    const env = setup([
+      Testing.succeed(LspResult.locations([{ uri: load.uri, range: line(3, 9, 14) }], "file:///repo")),
+      Testing.succeed(LspResult.locations([], "file:///repo")),
+      Testing.succeed(LspResult.symbols([load], "file:///repo")),
+      Testing.succeed(LspResult.calls("incoming", [load], [caller], "file:///repo"))
+    ])
+    const client = LspClient.make(env.layer, { workingDirectory: "/repo" })
+    const answer = await client.query({
+      operation: "impact",
+      file_path: "src/parse.ts",
+      line: 2,
+      character: 17,
+      depth: 1
+    })
+    assert.strictEqual(answer.result.kind, "impact")
+    assert.strictEqual(
+      answer.text,
+      [
+        "Impact of the symbol at src/parse.ts:2 — 1 use in 1 place",
+        "Levels: 0: 1 place · 1: 1 caller (1 test) (depth 1)",
+        "load (Function) src/load.ts:3 — 1 use: line 4",
+        "Tests (1 declaration in 1 file):",
+        "  loadsDoubles (Function) test/load.test.ts:3 — 1 call to load: line 4",
+        "Test files to run: test/load.test.ts."
+      ].join("\n")
+    )
+    const queries = await env.queries()
+    assert.deepStrictEqual(queries.map((q) => q.operation), [
+      "findReferences",
+      "goToDefinition",
+      "documentSymbol",
+      "incomingCalls"
+    ])
+    await client.close()
+  })
+
   it("asks diagnostics with a severity and renders them, never 'clean' for a pending answer", async () => {
     const found = LspResult.diagnostics([{
       uri: "file:///repo/a.ts",

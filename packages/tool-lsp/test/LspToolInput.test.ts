@@ -29,7 +29,7 @@ const assertRejected = (
 }
 
 const operationFix = "use one of goToDefinition, findReferences, goToImplementation, hover, goToTypeDefinition, " +
-  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol, diagnostics, renamePreview."
+  "incomingCalls, outgoingCalls, documentSymbol, workspaceSymbol, diagnostics, renamePreview, impact."
 const filePathFix = "give the path of the file containing the symbol, relative to the workspace root or absolute."
 const lineFix = "give the symbol's line as an integer counted from 1 (the first line is 1)."
 const characterFix =
@@ -289,7 +289,7 @@ describe("LspToolInput.jsonSchema", () => {
     }
   })
 
-  it("by default offers all eleven operations in one flat object, requiring only operation", () => {
+  it("by default offers all twelve operations in one flat object, requiring only operation", () => {
     assert.deepStrictEqual(LspToolInput.jsonSchema, {
       type: "object",
       required: ["operation"],
@@ -307,7 +307,8 @@ describe("LspToolInput.jsonSchema", () => {
             "documentSymbol",
             "workspaceSymbol",
             "diagnostics",
-            "renamePreview"
+            "renamePreview",
+            "impact"
           ],
           description: "goToDefinition: where the symbol is defined. findReferences: every use of the symbol, " +
             "including its declaration. goToImplementation: implementations of an interface or abstract member. " +
@@ -316,7 +317,8 @@ describe("LspToolInput.jsonSchema", () => {
             "the functions it calls, with call sites. documentSymbol: the symbols declared in file_path, nested. " +
             "workspaceSymbol: declarations whose name matches query, across the workspace. diagnostics: the errors " +
             "and warnings of file_path as it is on disk now. renamePreview: every edit renaming the symbol to " +
-            "new_name would make (nothing is written)."
+            "new_name would make (nothing is written). impact: the symbol's uses grouped by the declaration each " +
+            "is in, the callers of those declarations level after level up to depth, and the test code among them."
         },
         file_path: {
           type: "string",
@@ -349,7 +351,13 @@ describe("LspToolInput.jsonSchema", () => {
           description: "goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol, workspaceSymbol: " +
             "true to get each location's code (the whole declaration, with line numbers) in the same answer."
         },
-        new_name: { type: "string", description: "renamePreview: the new name of the symbol.", pattern: "\\S" }
+        new_name: { type: "string", description: "renamePreview: the new name of the symbol.", pattern: "\\S" },
+        depth: {
+          type: "integer",
+          description: "impact: how many levels of callers to follow above the uses (1 to 5, default 2).",
+          minimum: 1,
+          maximum: 5
+        }
       },
       additionalProperties: false
     })

@@ -29,7 +29,8 @@ describe("LspToolOutput", () => {
       { type: "string", enum: ["symbols"] },
       { type: "string", enum: ["calls"] },
       { type: "string", enum: ["diagnostics"] },
-      { type: "string", enum: ["edits"] }
+      { type: "string", enum: ["edits"] },
+      { type: "string", enum: ["impact"] }
     ])
   })
 

@@ -31,7 +31,8 @@ describe("LspToolPrompt", () => {
         "workspaceSymbol finds a declaration by name when its file is unknown. After editing a file, ask lsp for its " +
         "diagnostics. Pass include_body: true to get a definition's or symbol's code in the same call, not a file " +
         "read. To rename, renamePreview lists every edit the rename needs, writing nothing: apply them with your " +
-        "edit tool."
+        "edit tool. Before changing a function, impact shows what depends on it in one call: its uses, their " +
+        "callers, the tests."
     )
   })
 

@@ -224,7 +224,11 @@ export const workspacePlaceholder = "file:///$WORKSPACE"
  * not part of the contract and varies with history (pyright lists the files it has seen in the order it first
  * saw them). Document symbols keep the host's order, which is (document order, parents first).
  */
-export const toAnswer = (root: string, operation: LspQuery.LspProviderOperation, result: LspResult.LspQueryResult): Answer => {
+export const toAnswer = (
+  root: string,
+  operation: LspQuery.LspProviderOperation,
+  result: LspResult.LspQueryResult
+): Answer => {
   const expectedUri = pathToFileURL(root).href
   if (result.kind === "hover") {
     if (result.hover === null) return { hover: null }

@@ -7,17 +7,21 @@
  * empty answer off any identifier says so and lists the line's identifiers. Two caps keep the text
  * bounded: `maxLocations` location, symbol or call lines, then `maxResultChars` characters for the whole text,
  * notices included. With `include_body`, each location or symbol is followed by its code (see `renderBody.ts`);
- * a rename preview is a list of edits (see `renderEdits.ts`).
+ * a rename preview is a list of edits (see `renderEdits.ts`); an impact answer a tree of the declarations
+ * that use the symbol and their callers, the tests apart (see `renderImpact.ts`).
  * Rendering never changes the canonical result. `LspToolRender` publishes what callers need of it.
  */
 // LspResultRead, not LspResult: rendering must not load the Schemas (the command's remote edge renders too).
 import { type LspResult, LspResultRead } from "@lsp-seam/lsp"
+import { capped, type Entry } from "./capped.js"
 import { fromSeamPosition } from "./input/convert.js"
 import { type Bodies, bodyOf, makeBodies } from "./renderBody.js"
 import { renderEdits } from "./renderEdits.js"
+import { renderImpact } from "./renderImpact.js"
 import { truncate } from "./truncate.js"
 import * as UriPath from "./uriPath.js"
 
+export { leftOutLine, omissionLine } from "./capped.js"
 export { truncate, truncationNotice } from "./truncate.js"
 
 /**
@@ -78,16 +82,6 @@ export const renderUri = (uri: string, resolvedWorkspaceUri: string): string =>
   UriPath.render(uri, resolvedWorkspaceUri)
 
 /**
- * The final line after `maxLocations` lines, when entries were left out; `noun` names them:
- * `location` (the default), `symbol` or `call`.
- *
- * @since 0.1.0
- * @category rendering
- */
-export const omissionLine = (omitted: number, maxLocations: number, noun = "location"): string =>
-  `${omitted} more ${noun}${omitted === 1 ? "" : "s"} omitted (limit: ${maxLocations}).`
-
-/**
  * Location lines, grouped by rendered path in order of first appearance (original order within a file),
  * at most `maxLocations` of them, then the omission line if any were left out; `No results.` when empty.
  *
@@ -124,45 +118,6 @@ const at = (path: string, position: LspResult.LspLocation["range"]["start"]): st
 
 const comparePositions = (a: LspResult.LspLocation["range"]["start"], b: LspResult.LspLocation["range"]["start"]) =>
   a.line - b.line || a.character - b.character
-
-/** How many files `leftOutLine` names before it says how many more there are. */
-const leftOutFiles = 20
-
-/**
- * The line after the omission line that says where the left-out entries are, so the model can narrow its
- * question: `Not shown, by file: src/a.ts (12), src/b.ts (3).` (files in the answer's order).
- *
- * @since 0.1.0
- * @category rendering
- */
-export const leftOutLine = (paths: ReadonlyArray<string>): string => {
-  const counts = new Map<string, number>()
-  for (const path of paths) counts.set(path, (counts.get(path) ?? 0) + 1)
-  const named = [...counts].slice(0, leftOutFiles).map(([path, count]) => `${path} (${count})`)
-  const more = counts.size - named.length
-  return `Not shown, by file: ${named.join(", ")}${more > 0 ? `, and ${more} more file${more === 1 ? "" : "s"}` : ""}.`
-}
-
-/** One rendered entry and the file it belongs to; `more`, the code below it, is rendered only if it is shown. */
-interface Entry {
-  readonly text: string
-  readonly path: string
-  readonly more?: (() => string) | undefined
-}
-
-/**
- * At most `max` of `entries`, then, when some were left out, the omission line naming `noun` and the line
- * that says in which files they are.
- */
-const capped = (entries: ReadonlyArray<Entry>, max: number, noun: string): string => {
-  const kept = entries.slice(0, max).map((entry) => {
-    const more = entry.more?.() ?? ""
-    return more === "" ? entry.text : `${entry.text}\n${more}`
-  })
-  const left = entries.slice(max)
-  if (left.length === 0) return kept.join("\n")
-  return [...kept, omissionLine(left.length, max, noun), leftOutLine(left.map((entry) => entry.path))].join("\n")
-}
 
 /**
  * One symbol's line: `path:line:character  Kind  container.name` at the start of its name (one-based),
@@ -397,7 +352,8 @@ export const renderDiagnostics = (result: LspResult.LspDiagnosticsResult, maxLoc
   return capped([...groups.values()].flat(), maxLocations, "diagnostic")
 }
 
-const renderAnswer = (result: LspResult.LspQueryResult, options: RenderOptions, asked: boolean): string => {
+const renderAnswer = (result: LspResult.LspQueryResult, options: RenderOptions, request?: RenderRequest): string => {
+  const asked = request?.include_body === true
   const maxLocations = options.maxLocations
   switch (result.kind) {
     case "locations":
@@ -416,6 +372,8 @@ const renderAnswer = (result: LspResult.LspQueryResult, options: RenderOptions, 
         (uri) => renderUri(uri, result.resolvedWorkspaceUri),
         (entries, noun) => capped(entries, maxLocations, noun)
       )
+    case "impact":
+      return renderImpact(result, maxLocations, request)
   }
 }
 
@@ -432,7 +390,7 @@ export const render = (
   options: RenderOptions,
   request?: RenderRequest
 ): string => {
-  const answer = renderAnswer(result, options, request?.include_body === true)
+  const answer = renderAnswer(result, options, request)
   const body = result.offIdentifier !== undefined && LspResultRead.isEmpty(result)
     ? `${answer} ${offIdentifierSentence(result.offIdentifier)}`
     : answer

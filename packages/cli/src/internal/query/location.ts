@@ -62,6 +62,16 @@ const bodyOperations: ReadonlyArray<string> = [
   "workspaceSymbol"
 ]
 
+/** The options of `lsp-seam query` beyond the target, each belonging to some operations only. */
+export interface QueryOptions {
+  readonly symbol?: string | undefined
+  readonly file?: string | undefined
+  readonly severity?: string | undefined
+  readonly body?: boolean | undefined
+  readonly newName?: string | undefined
+  readonly depth?: string | undefined
+}
+
 /** The values `--severity` takes (the seam's severities). */
 const severities: ReadonlyArray<string> = ["error", "warning", "information", "hint"]
 
@@ -72,33 +82,33 @@ const severities: ReadonlyArray<string> = ["error", "warning", "information", "h
  * is part of the name there), and the search text verbatim for workspaceSymbol, whose `--file` becomes
  * `file_path`. `--symbol` belongs to the position operations and `--file` to workspaceSymbol: elsewhere each is
  * a usage error. `--body` (`include_body`) belongs to goToDefinition, goToTypeDefinition, goToImplementation,
- * documentSymbol and workspaceSymbol, and `--new-name` (`new_name`) to renamePreview, which needs it. Values the
- * tool judges (a blank query, line 0) are passed on to it.
+ * documentSymbol and workspaceSymbol, `--new-name` (`new_name`) to renamePreview, which needs it, and `--depth`
+ * (`depth`) to impact. Values the tool judges (a blank query, line 0, depth 9) are passed on to it.
  */
 export const queryArguments = (
   operation: LspToolInput.ToolOperation,
   target: string,
-  options: {
-    readonly symbol?: string | undefined
-    readonly file?: string | undefined
-    readonly severity?: string | undefined
-    readonly body?: boolean | undefined
-    readonly newName?: string | undefined
-  } = {}
+  options: QueryOptions = {}
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> =>
   Either.flatMap(
     checkNewOptions(operation, options),
     (extra) => Either.map(baseArguments(operation, target, options), (args) => ({ ...args, ...extra }))
   )
 
-/** `--body` and `--new-name`: where each belongs, as the tool's arguments. */
+/** `--body`, `--new-name` and `--depth`: where each belongs, as the tool's arguments. */
 const checkNewOptions = (
   operation: LspToolInput.ToolOperation,
-  options: { readonly body?: boolean | undefined; readonly newName?: string | undefined }
+  options: Pick<QueryOptions, "body" | "newName" | "depth">
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
   const usage = (message: string) => Either.left(new UsageError({ message }))
   if (options.body === true && !bodyOperations.includes(operation)) {
     return usage(`--body applies to ${bodyOperations.join(", ")} only, not to ${operation}.`)
+  }
+  if (options.depth !== undefined) {
+    if (operation !== "impact") return usage(`--depth applies to impact only, not to ${operation}.`)
+    return numeric.test(options.depth)
+      ? Either.right({ depth: Number(options.depth) })
+      : usage(`--depth takes the levels of callers to follow, a number (got ${options.depth}).`)
   }
   if (operation === "renamePreview") {
     return options.newName === undefined
@@ -112,11 +122,7 @@ const checkNewOptions = (
 const baseArguments = (
   operation: LspToolInput.ToolOperation,
   target: string,
-  options: {
-    readonly symbol?: string | undefined
-    readonly file?: string | undefined
-    readonly severity?: string | undefined
-  }
+  options: Pick<QueryOptions, "symbol" | "file" | "severity">
 ): Either.Either<Readonly<Record<string, unknown>>, UsageError> => {
   const misplaced = (option: string, where: string) =>
     Either.left(new UsageError({ message: `${option} applies to ${where} only, not to ${operation}.` }))

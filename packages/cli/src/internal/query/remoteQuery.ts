@@ -25,6 +25,7 @@ const valueOptions = [
   "file",
   "severity",
   "new-name",
+  "depth",
   "cwd",
   "config",
   "remote",
@@ -127,7 +128,8 @@ export const program = (
         file: parsed.options.file,
         severity: parsed.options.severity,
         body: parsed.body === true,
-        newName: parsed.options["new-name"]
+        newName: parsed.options["new-name"],
+        depth: parsed.options.depth
       }
     )
     const remote = yield* Either.mapLeft(

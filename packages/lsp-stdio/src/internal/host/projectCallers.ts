@@ -6,7 +6,7 @@
  * asked on the declaration's name, else to the file (a module-level call), as the server names callers in its
  * own project.
  */
-import { type LspError, LspEnclosing, type LspQuery, type LspResult } from "@lsp-seam/lsp"
+import { LspEnclosing, type LspError, type LspQuery, type LspResult } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import { normalizePrepared } from "../answers/normalizeCalls.js"
 import { normalizeDocumentSymbols } from "../answers/normalizeSymbols.js"

@@ -45,6 +45,17 @@ export const toQueryRequest = (
         ? { ...request, newName: input.new_name }
         : { ...request, newName: input.new_name, symbol: input.symbol }
     }
+    case "impact": {
+      const position = toSeamPosition({ line: input.line, character: input.character ?? 1 })
+      return {
+        operation: input.operation,
+        filePath: input.file_path,
+        position,
+        workspaceRoot,
+        ...(input.symbol === undefined ? {} : { symbol: input.symbol }),
+        ...(input.depth === undefined ? {} : { depth: input.depth })
+      }
+    }
     default: {
       const position = toSeamPosition({ line: input.line, character: input.character ?? 1 })
       return input.symbol === undefined

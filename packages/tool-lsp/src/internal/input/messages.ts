@@ -2,7 +2,7 @@
  * The error messages of argument validation: each says what was wrong with which argument, quoting what the
  * model sent, and what to send instead. The checks that pick a message are in `validate.ts`.
  */
-import { LspError } from "@lsp-seam/lsp"
+import { LspError, LspQuery } from "@lsp-seam/lsp"
 import { isPositionOperation, type ToolOperation } from "./operations.js"
 
 /** What the model sent, as a message quotes it: strings shortened, objects and arrays by kind. */
@@ -88,3 +88,8 @@ export const includeBodyFix =
 
 /** How to fix `new_name` of renamePreview. */
 export const newNameFix = "renamePreview needs new_name, the symbol's new name, e.g. \"parseSettings\"."
+
+/** How to fix `depth` of impact. */
+export const depthFix =
+  `impact's depth is the levels of callers to follow: an integer from 1 to ${LspQuery.maxImpactDepth} ` +
+  `(default ${LspQuery.defaultImpactDepth}), or leave it out.`

@@ -11,7 +11,8 @@ export const ToolOperation = Schema.Literal(
   ...LspQuery.LspDocumentOperation.literals,
   "workspaceSymbol",
   "diagnostics",
-  "renamePreview"
+  "renamePreview",
+  "impact"
 )
 
 /** One of `ToolOperation`'s literals. */
@@ -23,12 +24,15 @@ export const allOperations: readonly [ToolOperation, ...Array<ToolOperation>] = 
 /** A non-empty list of operations a tool offers. */
 export type Operations = ReadonlyArray<ToolOperation>
 
-const positionOperations: ReadonlyArray<string> = [...LspQuery.LspPositionOperation.literals, "renamePreview"]
+const positionOperations: ReadonlyArray<string> = [...LspQuery.LspPositionOperation.literals, "renamePreview", "impact"]
 
-/** Whether the operation points at a symbol with a file and a position (renamePreview does, with new_name). */
+/**
+ * Whether the operation points at a symbol with a file and a position (renamePreview does, with new_name; impact
+ * too, with depth).
+ */
 export const isPositionOperation = (
   operation: ToolOperation
-): operation is LspQuery.LspPositionOperation | "renamePreview" => positionOperations.includes(operation)
+): operation is LspQuery.LspPositionOperation | "renamePreview" | "impact" => positionOperations.includes(operation)
 
 /** The operations that take `include_body`: each location or symbol of their answer with its code. */
 export const bodyOperations: ReadonlyArray<ToolOperation> = [

@@ -18,7 +18,8 @@ const descriptionTerm: Readonly<Record<ToolOperation, string>> = {
   documentSymbol: "documentSymbol (a file's outline)",
   workspaceSymbol: "workspaceSymbol (find declarations by name)",
   diagnostics: "diagnostics (a file's current errors and warnings)",
-  renamePreview: "renamePreview (the edits a rename would make, listed, never written)"
+  renamePreview: "renamePreview (the edits a rename would make, listed, never written)",
+  impact: "impact (what a change to the symbol would touch: its uses, their callers, the tests)"
 }
 
 /** How each operation is explained in the `operation` argument's description. */
@@ -33,7 +34,9 @@ const operationMeaning: Readonly<Record<ToolOperation, string>> = {
   documentSymbol: "documentSymbol: the symbols declared in file_path, nested.",
   workspaceSymbol: "workspaceSymbol: declarations whose name matches query, across the workspace.",
   diagnostics: "diagnostics: the errors and warnings of file_path as it is on disk now.",
-  renamePreview: "renamePreview: every edit renaming the symbol to new_name would make (nothing is written)."
+  renamePreview: "renamePreview: every edit renaming the symbol to new_name would make (nothing is written).",
+  impact: "impact: the symbol's uses grouped by the declaration each is in, the callers of those declarations " +
+    "level after level up to depth, and the test code among them."
 }
 
 const listed = (terms: ReadonlyArray<string>): string =>
@@ -60,6 +63,9 @@ export const descriptionFor = (operations: Operations): string => {
       ? ["diagnostics takes file_path, and severity to include information or hints."]
       : []),
     ...(offered.includes("renamePreview") ? ["renamePreview also takes new_name."] : []),
+    ...(offered.includes("impact")
+      ? [`impact also takes depth, the levels of callers to follow (1 to ${LspQuery.maxImpactDepth}).`]
+      : []),
     ...(offersBody(offered) ? ["include_body: true adds each definition's or symbol's code."] : []),
     ...(positional && others.length > 0 ? ["Arguments an operation does not take are ignored."] : []),
     `${onlyLocations ? "Locations" : "Results"} come back as path:line:character lines (one-based), grouped by ` +
@@ -99,6 +105,10 @@ export const severity = "diagnostics: the least serious kind to include (default
 /** The `include_body` argument's description. */
 export const includeBody = "goToDefinition, goToTypeDefinition, goToImplementation, documentSymbol, workspaceSymbol: " +
   "true to get each location's code (the whole declaration, with line numbers) in the same answer."
+
+/** The `depth` argument's description. */
+export const depth = `impact: how many levels of callers to follow above the uses (1 to ${LspQuery.maxImpactDepth}, ` +
+  `default ${LspQuery.defaultImpactDepth}).`
 
 /** The `new_name` argument's description. */
 export const newName = "renamePreview: the new name of the symbol."

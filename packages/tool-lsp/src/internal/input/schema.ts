@@ -40,6 +40,11 @@ export const Line = OneBased.annotations({ description: Prose.line })
 /** The one-based column, in UTF-16 code units. */
 export const Character = OneBased.annotations({ description: Prose.character })
 
+/** How many levels of callers impact follows: an integer from 1 to `LspQuery.maxImpactDepth`. */
+export const Depth = OneBased.pipe(
+  Schema.filter((n) => n <= LspQuery.maxImpactDepth, { jsonSchema: { maximum: LspQuery.maxImpactDepth } })
+).annotations({ description: Prose.depth })
+
 /** The identifier a position operation names. */
 export const SymbolName = Schema.String.annotations({ description: Prose.symbol })
 
@@ -65,13 +70,18 @@ export const DiagnosticsInput = Schema.Struct({
 /** `DiagnosticsInput` once validated. */
 export type DiagnosticsInput = typeof DiagnosticsInput.Type
 
-/** Validated input of a position operation. */
-export const PositionInput = Schema.Struct({
-  operation: LspQuery.LspPositionOperation,
+/** The arguments that point at a symbol: a file, a line, and a column or the symbol's name. */
+const at = {
   file_path: FilePath,
   line: Line,
   character: Schema.optional(Character),
-  symbol: Schema.optional(SymbolName),
+  symbol: Schema.optional(SymbolName)
+}
+
+/** Validated input of a position operation. */
+export const PositionInput = Schema.Struct({
+  operation: LspQuery.LspPositionOperation,
+  ...at,
   include_body: Schema.optional(IncludeBody)
 })
 
@@ -102,15 +112,22 @@ export type WorkspaceSymbolInput = typeof WorkspaceSymbolInput.Type
 /** Validated input of renamePreview: a position operation's arguments and the new name. */
 export const RenameInput = Schema.Struct({
   operation: Schema.Literal("renamePreview"),
-  file_path: FilePath,
-  line: Line,
-  character: Schema.optional(Character),
-  symbol: Schema.optional(SymbolName),
+  ...at,
   new_name: NewName
 })
 
 /** `RenameInput` once validated. */
 export type RenameInput = typeof RenameInput.Type
+
+/** Validated input of impact: a position operation's arguments and the levels of callers to follow. */
+export const ImpactInput = Schema.Struct({
+  operation: Schema.Literal("impact"),
+  ...at,
+  depth: Schema.optional(Depth)
+})
+
+/** `ImpactInput` once validated. */
+export type ImpactInput = typeof ImpactInput.Type
 
 /** The tool's input once validated, discriminated by `operation`. */
 export const LspToolInput = Schema.Union(
@@ -118,7 +135,8 @@ export const LspToolInput = Schema.Union(
   DocumentInput,
   WorkspaceSymbolInput,
   DiagnosticsInput,
-  RenameInput
+  RenameInput,
+  ImpactInput
 )
 
 /** `LspToolInput` once validated. */
@@ -143,6 +161,7 @@ export const parametersFor = (operations: Operations): Schema.Schema<unknown, un
   if (offered.includes("diagnostics")) fields.severity = Schema.optional(Severity)
   if (offersBody(offered)) fields.include_body = Schema.optional(IncludeBody)
   if (offered.includes("renamePreview")) fields.new_name = Schema.optional(NewName)
+  if (offered.includes("impact")) fields.depth = Schema.optional(Depth)
   return Schema.Struct(fields) as unknown as Schema.Schema<unknown, unknown>
 }
 

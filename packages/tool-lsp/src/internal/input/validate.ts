@@ -9,7 +9,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Messages from "./messages.js"
 import { allOperations, canonical, type Operations, takesBody, type ToolOperation } from "./operations.js"
-import { FilePath, NewName, OneBased, Query } from "./schema.js"
+import { Depth, FilePath, NewName, OneBased, Query } from "./schema.js"
 import type * as InputSchema from "./schema.js"
 
 type Input = Readonly<Record<string, unknown>>
@@ -20,6 +20,7 @@ const isOneBased = Schema.is(OneBased)
 const isQuery = Schema.is(Query)
 const isSeverity = Schema.is(LspQuery.LspSeverity)
 const isNewName = Schema.is(NewName)
+const isDepth = Schema.is(Depth)
 
 /** `include_body` for the operations that take it: absent, or a boolean (only `true` is kept). */
 const includeBody = (input: Input): Either.Either<{ readonly include_body?: true }, LspError.LspError> => {
@@ -48,8 +49,17 @@ const validateRename = (input: Input): Either.Either<InputSchema.RenameInput, Ls
       ? Either.right({ ...position, operation: "renamePreview", new_name: input.new_name })
       : Either.left(Messages.problem("new_name", input.new_name, Messages.newNameFix)))
 
+const validateImpact = (input: Input): Either.Either<InputSchema.ImpactInput, LspError.LspError> =>
+  Either.flatMap(validateAt("impact", input), (position) => {
+    const { depth } = input
+    if (depth === undefined) return Either.right(position)
+    return isDepth(depth)
+      ? Either.right({ ...position, depth })
+      : Either.left(Messages.problem("depth", depth, Messages.depthFix))
+  })
+
 /** The file and position of an operation at a position (`character`, or `symbol` near `line`). */
-const validateAt = <O extends LspQuery.LspPositionOperation | "renamePreview">(
+const validateAt = <O extends LspQuery.LspPositionOperation | "renamePreview" | "impact">(
   operation: O,
   input: Input
 ): Either.Either<
@@ -144,5 +154,6 @@ export const validate = (
   if (offeredOperation === "workspaceSymbol") return validateWorkspaceSymbol(input)
   if (offeredOperation === "diagnostics") return validateDiagnostics(input)
   if (offeredOperation === "renamePreview") return validateRename(input)
+  if (offeredOperation === "impact") return validateImpact(input)
   return validatePosition(offeredOperation, input)
 }
