@@ -11,6 +11,7 @@ import { type ColdStartPart, coldStartSection, measureColdStart } from "./coldSt
 import { deadlineSection, measureDeadline } from "./deadline.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
+import { impactSection, measureImpact } from "./impact.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
 import { loadSection, measureLoad } from "./load.js"
@@ -45,7 +46,8 @@ const ids = [
   "bodies",
   "load",
   "cluster",
-  "deadline"
+  "deadline",
+  "impact"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -186,6 +188,10 @@ try {
   if (selected("deadline")) {
     const part = await timed("deadline", "a cross-project question by a deadline", () => measureDeadline(options, log))
     sections.set("deadline", deadlineSection(part, options))
+  }
+  if (selected("impact")) {
+    const part = await timed("impact", "impact against the chain by hand", () => measureImpact(options, log))
+    sections.set("impact", impactSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))
