@@ -8,7 +8,7 @@
  *   BENCH_QUICK=1 npm run bench        the same
  *   npm run bench -- --only=latency,memory   a subset (prints only); ids: framing latency throughput
  *                                      coldStart memory largeDocument soak fuzz retained remote upgradeFuzz
- *                                      memoryBudget bodies load cluster failover deadline flood
+ *                                      memoryBudget bodies load cluster failover deadline flood impact
  *   npm run bench -- --only=memoryBudget --write   a subset whose sections replace theirs in results.md/json
  *                                      (the others are kept, each naming the run that measured it)
  *   npm run bench -- --only=soak,fuzz,upgradeFuzz   the reliability benchmarks only: writes

@@ -13,6 +13,8 @@ import { failoverSection, measureFailover } from "./failover.js"
 import { floodSection, measureFlood } from "./flood.js"
 import { framing } from "./framing.js"
 import { fuzzSection, measureFuzz } from "./fuzz.js"
+import { measureImpact } from "./impact.js"
+import { impactSection } from "./impactReport.js"
 import { type LargeDocumentPart, largeDocumentSection, measureLargeDocument } from "./largeDocument.js"
 import { type LatencyPart, latencySection, measureLatency } from "./latency.js"
 import { loadSection, measureLoad } from "./load.js"
@@ -49,7 +51,8 @@ const ids = [
   "cluster",
   "failover",
   "deadline",
-  "flood"
+  "flood",
+  "impact"
 ] as const
 /**
  * The reliability benchmarks: a run of only these writes results-reliability.md/json instead, replacing the
@@ -198,6 +201,9 @@ try {
   if (selected("flood")) {
     const part = await timed("flood", "a flood from token holders", () => measureFlood(options))
     sections.set("flood", floodSection(part, options))
+  if (selected("impact")) {
+    const part = await timed("impact", "impact against the chain by hand", () => measureImpact(options, log))
+    sections.set("impact", impactSection(part, options))
   }
   if (selected("soak")) {
     const part = await timed("soak", "soak", () => measureSoak(options))
