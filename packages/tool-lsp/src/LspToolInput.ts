@@ -210,7 +210,7 @@ export const ImpactInput = InputSchema.ImpactInput
  * @since 0.2.0
  * @category models
  */
-export type ImpactInput = typeof ImpactInput.Type
+export interface ImpactInput extends Schema.Schema.Type<typeof ImpactInput> {}
 
 /**
  * The tool's input once validated: one variant per request shape, discriminated by `operation`.
@@ -230,6 +230,7 @@ export type LspToolInput =
   | WorkspaceSymbolInput
   | DiagnosticsInput
   | InputSchema.RenameInput
+  | ImpactInput
 
 /**
  * The arguments of one call as a program writes them: the encoded side of `LspToolInput`, one variant per
