@@ -11,14 +11,14 @@
  * has none. A server that gives an assignment only its name's range (pyright) holds nothing of its value in it:
  * widen the ranges first to place positions inside a multi-line assignment.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type * as LspQuery from "./LspQuery.js"
 
 /**
  * What a declaration needs to be placed: its range and, from a tree, how deep it is nested.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Declaration {
@@ -33,7 +33,7 @@ const before = (a: LspQuery.LspPosition, b: LspQuery.LspPosition) =>
  * Whether `range` holds `position`: from its start, up to but not including its end (a position at the end is
  * just past the declaration's last character).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const holds = (range: LspQuery.LspRange, position: LspQuery.LspPosition): boolean =>
@@ -57,7 +57,7 @@ const innerFirst = (a: Declaration, b: Declaration) =>
 /**
  * Every declaration of `declarations` whose range holds `position`, innermost first; none at module level.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const enclosingAll = <A extends Declaration>(
@@ -68,7 +68,7 @@ export const enclosingAll = <A extends Declaration>(
 /**
  * The innermost declaration whose range holds `position`, or undefined when none does (module level).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category utils
  */
 export const enclosing = <A extends Declaration>(

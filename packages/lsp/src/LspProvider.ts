@@ -48,7 +48,7 @@ export interface LspProvider<out E extends LspError = LspError> {
    * counts them as test code besides the usual conventions. Never fails: a configuration that cannot be read
    * names no files.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly testFiles?: ((workspaceRoot: string) => Effect.Effect<(relativePath: string) => boolean>) | undefined
 }

@@ -53,7 +53,7 @@ export type LspDocumentOperation = typeof LspDocumentOperation.Type
 /**
  * The operations a provider answers: every operation but those the seam composes from them (`impact`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspProviderOperation = Schema.Literal(
@@ -65,7 +65,7 @@ export const LspProviderOperation = Schema.Literal(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type LspProviderOperation = typeof LspProviderOperation.Type
@@ -260,25 +260,25 @@ export interface LspRenameRequest extends Schema.Schema.Type<typeof LspRenameReq
  * How many levels of callers `impact` follows above the declarations that use the symbol: 1 to
  * `maxImpactDepth`; `defaultImpactDepth` when left out.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const ImpactDepth = Schema.Int.pipe(Schema.between(1, 5))
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultImpactDepth = 2
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const maxImpactDepth = 5
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultImpactGroups = 40
@@ -291,7 +291,7 @@ export const defaultImpactGroups = 40
  * (default `defaultImpactGroups`); the answer counts what was cut. The position is given, or addressed by
  * `symbol`, as in `LspPositionRequest`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspImpactRequest = Schema.Struct({
@@ -305,7 +305,7 @@ export const LspImpactRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspImpactRequest extends Schema.Schema.Type<typeof LspImpactRequest> {}

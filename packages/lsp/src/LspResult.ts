@@ -306,13 +306,13 @@ export interface LspEditsResult extends Schema.Schema.Type<typeof Edits.LspEdits
  * The symbol an impact answer is about: its declaration as the server's documentSymbol gives it (absent when
  * the server gave no symbol at the definition).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspImpactTarget: typeof Impact.LspImpactTarget = Impact.LspImpactTarget
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspImpactTarget extends Schema.Schema.Type<typeof Impact.LspImpactTarget> {}
@@ -326,13 +326,13 @@ export interface LspImpactTarget extends Schema.Schema.Type<typeof Impact.LspImp
  * conventions: test directories, `*.test.*`, `*.spec.*`, `*_test.go`, `test_*.py` and the like. Test code is
  * listed, never followed further.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspImpactNode: typeof Impact.LspImpactNode = Impact.LspImpactNode
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspImpactNode extends Schema.Schema.Type<typeof Impact.LspImpactNode> {}
@@ -341,13 +341,13 @@ export interface LspImpactNode extends Schema.Schema.Type<typeof Impact.LspImpac
  * One level of an impact answer: how many declarations it `found`, how many are `shown` as nodes, how many
  * were `cut` by the request's `maxGroups` (neither listed nor followed), and how many of the shown are tests.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspImpactLevel: typeof Impact.LspImpactLevel = Impact.LspImpactLevel
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspImpactLevel extends Schema.Schema.Type<typeof Impact.LspImpactLevel> {}
@@ -359,13 +359,13 @@ export interface LspImpactLevel extends Schema.Schema.Type<typeof Impact.LspImpa
  * the findReferences and incomingCalls answers' own reasons, `capped` levels, `no-call-hierarchy` (the uses
  * are grouped, their callers not searched), `deadline`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export const LspImpactResult: typeof Impact.LspImpactResult = Impact.LspImpactResult
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface LspImpactResult extends Schema.Schema.Type<typeof Impact.LspImpactResult> {}

@@ -9,7 +9,7 @@ export * as LspDeadline from "./LspDeadline.js"
 export * as LspDecode from "./LspDecode.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as LspEnclosing from "./LspEnclosing.js"
 

@@ -201,13 +201,13 @@ export interface WorkspaceSymbolInput extends Schema.Schema.Type<typeof Workspac
  * Validated input of impact: a position operation's arguments, and `depth`, the levels of callers to follow
  * (1 to 5, default 2). It takes no `include_body`: the code of every declaration it lists would be too much.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const ImpactInput = InputSchema.ImpactInput
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ImpactInput extends Schema.Schema.Type<typeof ImpactInput> {}
