@@ -376,11 +376,11 @@ describe("lsp-seam query --remote auto", () => {
         const loader = resolved.find((url) => url.endsWith("/dist/internal/query/fastPathBundle.js"))
         assert.isDefined(loader, "the build made the bundle, so it is used")
         assert.deepStrictEqual(resolved.filter((url) => url.endsWith("/dist/internal/query/remoteQuery.js")), [])
-        const manifest = JSON.parse(NodeFs.readFileSync(new URL("../remoteQuery.bundle.json", loader), "utf8")) as {
+        const manifest = JSON.parse(NodeFs.readFileSync(new URL("../../remoteQuery.bundle.json", loader), "utf8")) as {
           readonly inputs: ReadonlyArray<readonly [string, number, number]>
         }
         // The run left V8's compiled code beside the bundle for the next one.
-        const dist = NodePath.dirname(NodePath.dirname(new URL(loader!).pathname))
+        const dist = NodePath.dirname(NodePath.dirname(NodePath.dirname(new URL(loader!).pathname)))
         assert.isNotEmpty(NodeFs.readdirSync(dist).filter((file) => file.endsWith(".v8cache")))
         const loaded = [...resolved, ...manifest.inputs.map(([file]) => file)]
         assert.isAbove(loaded.filter((url) => url.includes("lsp-remote")).length, 0)
