@@ -19,15 +19,19 @@ const timeout = 120_000
 const budgetMs = 5_000
 /** How long the flood runs while the other client queries. */
 const floodMs = 8_000
-/** serve's resident memory may not grow by more than this during the flood (docs/security.md, the flood case). */
-const maxGrowthBytes = 64 * 1024 * 1024
+/**
+ * serve's resident memory may not grow by more than this during the flood (docs/security.md, the flood case):
+ * what V8 holds before it collects varies with the machine's load (+41 and +94 MiB seen), the unbounded host
+ * grew by 479 MiB.
+ */
+const maxGrowthBytes = 128 * 1024 * 1024
 
 const hoverFake = { answers: { "textDocument/hover": { contents: "fake hover" } } }
 
 describe("a flood from token holders", () => {
   it.scopedLive(
     "two token holders flooding Status and never reading: another client's queries answer within their budget " +
-      "and serve's RSS stays within 64 MB of its start",
+      "and serve's RSS stays within 128 MB of its start",
     () =>
       Effect.gen(function*() {
         const fake = yield* fakeWorkspace({ fake: { extension: ".fake", fake: hoverFake } })

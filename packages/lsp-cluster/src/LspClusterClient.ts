@@ -116,6 +116,15 @@ const mapCluster = (entityId: string) =>
   })
 
 /**
+ * How the client reaches the runners: the cluster's token (undefined for a tokenless, loopback-only cluster) and
+ * TLS (the PEM certificates to trust, undefined for the system's; undefined `tls`: plain TCP).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Security extends Transport.Security {}
+
+/**
  * Builds the client over the `Sharding` and `RunnerStorage` in context. `storage` names the storage in
  * messages; `security` is what the runners expect (their health is probed with it).
  *
@@ -124,7 +133,7 @@ const mapCluster = (entityId: string) =>
  */
 export const make = (options: {
   readonly storage: string
-  readonly security: Transport.Security
+  readonly security: Security
   readonly unavailableAfter?: Duration.DurationInput | undefined
 }): Effect.Effect<
   LspClusterClientShape,
