@@ -1,5 +1,5 @@
 import * as path from "node:path"
-import type { ViteUserConfig } from "vitest/config"
+import { configDefaults, type ViteUserConfig } from "vitest/config"
 
 const packages = path.join(import.meta.dirname, "packages")
 
@@ -28,6 +28,8 @@ const config: ViteUserConfig = {
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Fixtures are workspaces the tests query, test files of their own included (impact tells tests apart).
+    exclude: [...configDefaults.exclude, "test/fixtures/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
