@@ -162,16 +162,8 @@ export const ServerConfig = Schema.Struct({
       "(names containing KEY, PASSWORD, SECRET or TOKEN) and LSP_SEAM_* variables were removed.",
     {}
   ),
-  initializationOptions: field(
-    ConfigFields.JsonValue,
-    "Sent as initializationOptions in the initialize request.",
-    null
-  ),
-  configuration: field(
-    ConfigFields.JsonValue,
-    "The answer to every item of every workspace/configuration request.",
-    null
-  ),
+  initializationOptions: field(ConfigFields.JsonValue, "The initialize request's initializationOptions.", null),
+  configuration: field(ConfigFields.JsonValue, "The answer to each item of workspace/configuration requests.", null),
   maxMessageBytes: field(ByteCap, "The largest message accepted from the server.", 16_000_000),
   maxStderrBytes: field(ByteCap, "How much of the end of the server's stderr is kept for error messages.", 1_000_000),
   maxDocumentBytes: field(ByteCap, "The largest source file that is opened.", 4_000_000),
@@ -258,6 +250,11 @@ export const ServerConfig = Schema.Struct({
       "projects (implementations and callers from those that reference the symbol, a workspace search from every " +
       "loaded one) and merged. Projects beyond the bound are named in the answer (projects-not-searched). Needs " +
       "documentSync \"retained\". null: off (servers rooted per project use rootMarkers instead).",
+    null
+  ),
+  diagnosticsPull: field(
+    Settings.DiagnosticsPull,
+    "\"tsserver\": a file's diagnostics asked of tsserver (typescript.tsserverRequest), not taken from pushed sets.",
     null
   ),
   diagnosticsWait: field(

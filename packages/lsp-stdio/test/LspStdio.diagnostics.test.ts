@@ -43,6 +43,8 @@ const setup = (
     readonly registrations?: ReadonlyArray<unknown>
     /** Register pull diagnostics this many milliseconds after the first didOpen instead. */
     readonly registerAfterOpenMs?: number
+    /** The server's `diagnosticsPull` setting. */
+    readonly diagnosticsPull?: "tsserver"
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -99,6 +101,7 @@ const setup = (
             documentSync: options.documentSync ?? "retained",
             readiness: { quietMs: 0, progress: false, maxWaitMs: 0 },
             diagnosticsWait: { quietMs: 100, maxWaitMs: 2_000 },
+            diagnosticsPull: options.diagnosticsPull ?? null,
             shutdownTimeoutMs: 1_000,
             killGraceMs: 500
           }
@@ -434,5 +437,106 @@ describe("LspStdio diagnostics (pull registered after the handshake, TestClock)"
       assert.deepStrictEqual(messages(result), ["checked"])
       assert.isUndefined(result.incomplete)
       assert.strictEqual(yield* Ref.get(pulls), 1)
+    }))
+})
+
+describe("LspStdio diagnostics asked of tsserver (diagnosticsPull, TestClock)", () => {
+  const Command = Schema.Struct({
+    command: Schema.Literal("typescript.tsserverRequest"),
+    arguments: Schema.Tuple(Schema.String, Schema.Struct({ file: Schema.String }))
+  })
+  const at = (line: number, offset: number) => ({ line, offset })
+  const offering = { textDocumentSync: 1, executeCommandProvider: { commands: ["typescript.tsserverRequest"] } }
+
+  /** A typescript-language-server stand-in: pushes a stale set on every sync; answers tsserver's requests. */
+  const tsserverLike = (answers: Record<string, unknown>, capabilities: unknown = offering) =>
+    Effect.gen(function*() {
+      const asked = yield* Ref.make<ReadonlyArray<string>>([])
+      const fixture = yield* setup(
+        (uri, _version, publish) => publish(uri, undefined, [diagnostic(0, "pushed, for some earlier text")]),
+        {
+          diagnosticsPull: "tsserver",
+          capabilities,
+          handlers: {
+            "workspace/executeCommand": (request) =>
+              Effect.gen(function*() {
+                const { arguments: [name, args] } = Schema.decodeUnknownSync(Command)(request.params)
+                yield* Ref.update(asked, (all) => [...all, `${name} ${args.file.split("/").pop()}`])
+                return Testing.result(answers[name])
+              })
+          }
+        }
+      )
+      return { ...fixture, asked }
+    })
+
+  it.scoped("the answer is tsserver's three sets for the synced file, at once; pushed sets are not read", () =>
+    Effect.gen(function*() {
+      const { ask, asked, synced, uri } = yield* tsserverLike({
+        syntacticDiagnosticsSync: { body: [] },
+        semanticDiagnosticsSync: {
+          body: [{
+            start: at(2, 5),
+            end: at(2, 8),
+            text: "semantic",
+            category: "error",
+            code: 2322,
+            relatedInformation: [
+              {
+                message: "declared here",
+                category: "message",
+                code: 6500,
+                span: { file: "/w/other.fake", start: at(1, 1), end: at(1, 2) }
+              },
+              { message: "no place", category: "message", code: 1 }
+            ]
+          }]
+        },
+        suggestionDiagnosticsSync: {
+          body: [{ start: at(1, 5), end: at(1, 6), text: "unused", category: "suggestion", code: 6133 }]
+        }
+      })
+      const fiber = yield* Effect.fork(ask("hint"))
+      yield* synced(1)
+      // The clock never moves: an answer came without waiting for a pushed set or a quiet period.
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(messages(result), ["semantic (related: declared here)", "unused"])
+      assert.isUndefined(result.incomplete)
+      if (result.kind !== "diagnostics") return assert.fail(result.kind)
+      const [semantic, unused] = result.diagnostics
+      assert.deepStrictEqual([semantic.severity, semantic.code, semantic.source], ["error", "2322", "typescript"])
+      assert.deepStrictEqual(semantic.range, { start: { line: 1, character: 4 }, end: { line: 1, character: 7 } })
+      assert.strictEqual(semantic.uri, uri("main.fake"))
+      assert.strictEqual(semantic.relatedInformation?.[0].uri, "file:///w/other.fake")
+      assert.deepStrictEqual([unused.severity, unused.range.start], ["hint", { line: 0, character: 4 }])
+      assert.deepStrictEqual(yield* Ref.get(asked), [
+        "syntacticDiagnosticsSync main.fake",
+        "semanticDiagnosticsSync main.fake",
+        "suggestionDiagnosticsSync main.fake"
+      ])
+    }))
+
+  it.scoped("a malformed answer is LSP_MALFORMED_RESPONSE naming the request, not an empty list", () =>
+    Effect.gen(function*() {
+      const { ask, synced } = yield* tsserverLike({
+        syntacticDiagnosticsSync: { body: [] },
+        semanticDiagnosticsSync: { body: [{ start: at(0, 1), end: at(1, 1), text: "zero line", category: "error" }] },
+        suggestionDiagnosticsSync: { body: [] }
+      })
+      const fiber = yield* Effect.fork(Effect.flip(ask()))
+      yield* synced(1)
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error.code, "LSP_MALFORMED_RESPONSE")
+      assert.include(error.message, "semanticDiagnosticsSync")
+    }))
+
+  it.scoped("a server that does not offer the command is read from its pushed sets, as before", () =>
+    Effect.gen(function*() {
+      const { ask, asked, synced } = yield* tsserverLike({}, { textDocumentSync: 1 })
+      const fiber = yield* Effect.fork(ask())
+      yield* synced(1)
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(messages(yield* Fiber.join(fiber)), ["pushed, for some earlier text"])
+      assert.deepStrictEqual(yield* Ref.get(asked), [])
     }))
 })

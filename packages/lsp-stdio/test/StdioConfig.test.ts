@@ -56,6 +56,7 @@ describe("StdioConfig", () => {
         looseFiles: null,
         excludedFiles: null,
         projects: null,
+        diagnosticsPull: null,
         diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
         idleTimeoutMs: 600_000,
         crashLoop: { maxCrashes: 5, windowMs: 180_000 }
@@ -96,6 +97,7 @@ describe("StdioConfig", () => {
         looseFiles: { maxFiles: 3, maxBytes: 4 },
         excludedFiles: { reader: "pyright" as const, maxFiles: 5, maxBytes: 6 },
         projects: { maxProjects: 2, askEach: ["incomingCalls" as const] },
+        diagnosticsPull: "tsserver" as const,
         diagnosticsWait: { quietMs: 0, maxWaitMs: 1 },
         idleTimeoutMs: 1,
         crashLoop: { maxCrashes: 1, windowMs: 2_147_483_647 }
@@ -399,6 +401,7 @@ describe("StdioConfig", () => {
       looseFiles: null,
       excludedFiles: null,
       projects: null,
+      diagnosticsPull: null,
       diagnosticsWait: { quietMs: 200, maxWaitMs: 10_000 },
       idleTimeoutMs: 600_000,
       crashLoop: { maxCrashes: 5, windowMs: 180_000 }

@@ -105,10 +105,10 @@ export const typescript: Preset = {
     // tsserver finds each file's tsconfig itself, but searches only the projects it has loaded, and answers
     // implementations and callers from the queried file's project alone: the host loads and asks the others.
     projects: { maxProjects: 20, askEach: ["goToImplementation", "incomingCalls", "workspaceSymbol"] },
-    // It publishes a file's diagnostics in phases (syntax, then semantic, then suggestions; merged when they
-    // come within 50 ms) without versions, and tsserver restarts the checks when its project updates in the
-    // background. The phases are ~25 ms apart on an idle machine, but CI once saw the empty syntax set stand
-    // alone for more than the default 200 ms, and "No diagnostics." was printed for a broken file.
+    // Its pushed sets carry no version and come in phases (syntax, semantic, suggestions), so no set can be told
+    // to be for the current text: tsserver is asked for the file's diagnostics itself, and answers for the text
+    // it holds. The quiet period is only the fallback for a server that does not offer the command.
+    diagnosticsPull: "tsserver",
     diagnosticsWait: { quietMs: 1000, maxWaitMs: 10_000 }
   }
 }

@@ -83,6 +83,7 @@ describe("preset defaults for a configuration file", () => {
             "initializationOptions.preferences.includePackageJsonAutoImports",
             "projectMarkers",
             "looseFiles",
+            "diagnosticsPull",
             "diagnosticsWait"
           ]
         },

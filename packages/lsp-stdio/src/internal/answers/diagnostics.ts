@@ -5,17 +5,20 @@
  * otherwise the set the server pushes for the text just synced — matched by document version when the server
  * says which, else the first set published after the sync — followed by a short quiet period for servers that
  * publish in phases. A set for an older text is never given: when the wait runs out, the answer holds none
- * and is flagged `diagnostics-pending`.
+ * and is flagged `diagnostics-pending`. typescript-language-server, which neither versions nor pulls, is asked
+ * through tsserver's own diagnostics requests instead (`diagnosticsPull: "tsserver"`, tsserverDiagnostics.ts).
  */
 import { type LspError, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { DiagnosticsWait } from "../../StdioConfig.js"
+import type { DiagnosticsPull } from "../config/serverSettings.js"
 import type { PublishedSet } from "../documents/diagnosticsStore.js"
 import type * as ServerInstance from "../servers/serverInstance.js"
 import { advertised } from "../wire/capabilities.js"
 import { normalizeItems, normalizeReport } from "./normalizeDiagnostics.js"
+import * as Tsserver from "./tsserverDiagnostics.js"
 
 const rank: Record<LspQuery.LspSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 }
 
@@ -99,13 +102,16 @@ const pushed = (instance: ServerInstance.ServerInstance, synced: Synced, untilMi
 export const quietBeforeReopen = (
   instance: ServerInstance.ServerInstance,
   document: { readonly uri: string; readonly languageId: string },
-  quietMs: number,
-  untilMillis: number
+  options: { readonly quietMs: number; readonly pull: DiagnosticsPull; readonly untilMillis: number }
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     const store = instance.diagnostics
     const { languageId, uri } = document
-    if (store.versioned() || store.lastActivity(uri) === 0 || pulls(instance, languageId)) return
+    const { quietMs, untilMillis } = options
+    if (
+      store.versioned() || store.lastActivity(uri) === 0 || pulls(instance, languageId) ||
+      asksTsserver(instance, options.pull)
+    ) return
     while (true) {
       const quietFrom = store.lastActivity(uri) + quietMs
       const now = yield* Clock.currentTimeMillis
@@ -113,6 +119,10 @@ export const quietBeforeReopen = (
       yield* nextPublication(instance, Math.min(quietFrom, untilMillis))
     }
   })
+
+/** Whether diagnostics are asked of tsserver: chosen by the configuration, and the server offers the command. */
+const asksTsserver = (instance: ServerInstance.ServerInstance, pull: DiagnosticsPull) =>
+  pull === "tsserver" && Tsserver.offered(instance.capabilities)
 
 /** Whether the server offers pull diagnostics for the document: advertised, or registered after the handshake. */
 const pulls = (instance: ServerInstance.ServerInstance, languageId: string) =>
@@ -138,6 +148,8 @@ export const collect = (
   options: {
     readonly threshold: LspQuery.LspSeverity
     readonly wait: DiagnosticsWait
+    /** How a server that neither pulls nor versions is asked instead of waiting for pushed sets. */
+    readonly pull: DiagnosticsPull
     readonly untilMillis: number
     /** The query's workspace, which the result's paths are shown relative to. */
     readonly workspaceUri: string
@@ -150,6 +162,10 @@ export const collect = (
       return LspResult.diagnostics(ordered(yield* normalizeReport(raw, synced.uri), options.threshold), workspaceUri)
     })
     if (pulls(instance, synced.languageId)) return yield* pull
+    if (asksTsserver(instance, options.pull)) {
+      const own = yield* Tsserver.collect(instance, synced.uri)
+      return LspResult.diagnostics(ordered(own, options.threshold), workspaceUri)
+    }
     const started = yield* Clock.currentTimeMillis
     // A server just started may register pull diagnostics while this waits (and then push nothing): pull then.
     const set = yield* Effect.raceFirst(

@@ -149,6 +149,19 @@ export const DiagnosticsWait = Schema.Struct({
 export type DiagnosticsWait = typeof DiagnosticsWait.Type
 
 /**
+ * How to ask a server that neither answers `textDocument/diagnostic` nor versions the sets it pushes for a file's
+ * current text. `"tsserver"`: tsserver's own syntactic, semantic and suggestion diagnostics requests, through
+ * typescript-language-server's `typescript.tsserverRequest` command (used when the server offers it; otherwise the
+ * pushed sets, as with `null`).
+ */
+export const DiagnosticsPull = Schema.NullOr(Schema.Literal("tsserver")).annotations({
+  identifier: "DiagnosticsPull",
+  title: "\"tsserver\" or null"
+})
+
+export type DiagnosticsPull = typeof DiagnosticsPull.Type
+
+/**
  * For servers that need a project model (see `projectMarkers`): when no marker governs a queried file,
  * cross-file queries first open the workspace's files of this server (at most `maxFiles`, `maxBytes` in all),
  * so that the server sees them and the answer is complete; beyond that bound the answer is flagged

@@ -134,12 +134,11 @@ const beforeOpen = (
   query.operation !== "diagnostics" ? Effect.void : Effect.flatMap(
     Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
     (until) =>
-      Diagnostics.quietBeforeReopen(
-        instance,
-        { uri, languageId: query.languageId },
-        spec.config.diagnosticsWait.quietMs,
-        until
-      )
+      Diagnostics.quietBeforeReopen(instance, { uri, languageId: query.languageId }, {
+        quietMs: spec.config.diagnosticsWait.quietMs,
+        pull: spec.config.diagnosticsPull,
+        untilMillis: until
+      })
   )
 
 /** Step 8's request(s): the diagnostics collected, or the operation asked and its answer normalised. */
@@ -162,6 +161,7 @@ const request = (
       }, {
         threshold: query.severity ?? "warning",
         wait: spec.config.diagnosticsWait,
+        pull: spec.config.diagnosticsPull,
         untilMillis: yield* Readiness.deadlineWithin(spec.config.diagnosticsWait.maxWaitMs),
         workspaceUri: key.workspace.uri
       })

@@ -77,7 +77,8 @@ export const ServerCapabilities = Schema.Struct({
   documentSymbolProvider: Schema.optional(Schema.Unknown),
   workspaceSymbolProvider: Schema.optional(Schema.Unknown),
   diagnosticProvider: Schema.optional(Schema.Unknown),
-  renameProvider: Schema.optional(Schema.Unknown)
+  renameProvider: Schema.optional(Schema.Unknown),
+  executeCommandProvider: Schema.optional(Schema.Unknown)
 })
 
 export type ServerCapabilities = typeof ServerCapabilities.Type
