@@ -48,8 +48,11 @@ export const typeOf = (root: Json, property: Json): string => {
   const target = resolve(root, property)
   if (target !== property) return typeOf(root, target)
   switch (property.type) {
-    case "array":
-      return `array of ${typeOf(root, record(property.items))}s`
+    case "array": {
+      // A plural reads right for a plain type ("array of strings"), not for a titled phrase or a choice.
+      const item = typeOf(root, record(property.items))
+      return /^an? |, or /.test(item) ? `array, each ${item}` : `array of ${item}s`
+    }
     case "object": {
       const values = record(record(property.patternProperties)[""])
       return Object.keys(values).length > 0 ? `object of ${typeOf(root, values)}s` : "object"
