@@ -230,7 +230,11 @@ describe("LspStdio: call hierarchy", () => {
         "callHierarchy/incomingCalls": (request) =>
           Effect.succeed(Testing.result(
             JSON.stringify(request.params).includes("\"id\":1")
-              ? [{ from: item(uri("use.fake"), "total", 2), fromRanges: [range(3, 4, 7), range(3, 12, 15)] }]
+              // A call site listed twice (as pyright does) is one call site.
+              ? [{
+                from: item(uri("use.fake"), "total", 2),
+                fromRanges: [range(3, 4, 7), range(3, 12, 15), range(3, 4, 7)]
+              }]
               : [{ from: item(uri("use.fake"), "other", 8), fromRanges: [range(9, 0, 3)] }]
           ))
       }))

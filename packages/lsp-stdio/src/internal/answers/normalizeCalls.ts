@@ -79,6 +79,15 @@ export const normalizePrepared = (
  * the caller's document; for outgoing calls each callee (`to`), whose call sites lie in the prepared item's
  * document.
  */
+/** Each call site once: pyright lists every incoming call site twice (raw pyright 1.1.414 does too). */
+const distinct = (ranges: ReadonlyArray<LspQuery.LspRange>): ReadonlyArray<LspQuery.LspRange> => {
+  const seen = new Set<string>()
+  return ranges.filter((r) => {
+    const key = `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`
+    return seen.has(key) ? false : (seen.add(key), true)
+  })
+}
+
 export const normalizeCalls = (
   operation: Direction,
   prepared: LspResult.LspCallItem,
@@ -93,13 +102,13 @@ export const normalizeCalls = (
         if (Either.isLeft(call)) return Either.left(call.left)
         const from = item(operation, call.right.from, `${where}.from`)
         if (Either.isLeft(from)) return Either.left(from.left)
-        out.push({ ...from.right, fromUri: from.right.uri, fromRanges: call.right.fromRanges })
+        out.push({ ...from.right, fromUri: from.right.uri, fromRanges: distinct(call.right.fromRanges) })
       } else {
         const call = decodeAt(Outgoing, operation, "expected a CallHierarchyOutgoingCall", where, entries[i])
         if (Either.isLeft(call)) return Either.left(call.left)
         const to = item(operation, call.right.to, `${where}.to`)
         if (Either.isLeft(to)) return Either.left(to.left)
-        out.push({ ...to.right, fromUri: prepared.uri, fromRanges: call.right.fromRanges })
+        out.push({ ...to.right, fromUri: prepared.uri, fromRanges: distinct(call.right.fromRanges) })
       }
     }
     return Either.right(out)
