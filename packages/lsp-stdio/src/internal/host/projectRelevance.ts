@@ -1,10 +1,10 @@
 /**
  * Which of a workspace's other projects a question about one file loads first, when there are more than
- * `maxProjects` (DESIGN §9, relevant first): those that can reach the file — they reference its project (directly
- * or through other configs), map its directory with `compilerOptions.paths`, or sit in a package whose
- * package.json depends on the file's package — then the rest; within each, packages before examples, fixtures,
- * tests, benchmarks and docs; then the survey's own order (breadth first, sorted), so the choice is the same
- * every time.
+ * `maxProjects` (DESIGN §9, relevant first): those that can reach the file, most directly first — they reference its
+ * project or sit in a package whose package.json depends on the file's package; then those that reference it
+ * through other configs; then those that only map its directory with `compilerOptions.paths` — then the rest;
+ * within each, packages before examples, fixtures, tests, benchmarks and docs; then the survey's own order
+ * (breadth first, sorted), so the choice is the same every time.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -123,10 +123,19 @@ export const rank = (
     const scored = yield* Effect.forEach(others, (project, index) =>
       Effect.gen(function*() {
         const pkg = yield* nearest(project.directory)
-        const reaches = viaReferences.has(project.config) ||
-          project.mapped.some((target) => under(path, target, asked)) ||
+        // Strongest first: a project that imports the file's package or references its project by name, then one
+        // that reaches it through other projects' references, then one whose `paths` merely map it (a monorepo's
+        // shared paths file maps every package for every project, so alone it says little).
+        const direct = (own !== undefined && (survey.links.get(project.config) ?? []).includes(own.config)) ||
           (home.name !== undefined && pkg.name !== home.name && pkg.dependsOn.has(home.name))
-        return { project, index, tier: (reaches ? 0 : 2) + (isAside(project.directory) ? 1 : 0) }
+        const reach = direct
+          ? 0
+          : viaReferences.has(project.config)
+          ? 1
+          : project.mapped.some((target) => under(path, target, asked))
+          ? 2
+          : 3
+        return { project, index, tier: reach * 2 + (isAside(project.directory) ? 1 : 0) }
       }))
     return scored.sort((a, b) => a.tier - b.tier || a.index - b.index).map((entry) => entry.project)
   })
