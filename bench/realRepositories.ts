@@ -154,7 +154,7 @@ const reduce = (root: string, question: Question, result: LspResult.LspQueryResu
   }
   if (result.kind === "edits") { for (const e of result.edits) items.push(at(e.uri, e.range.start.line)) }
   if (result.kind === "diagnostics") {
-    for (const d of result.diagnostics) if (d.related !== true) items.push(at(d.uri, d.range.start.line))
+    for (const d of result.diagnostics) items.push(at(d.uri, d.range.start.line))
   }
   if (result.kind === "symbols") {
     for (const s of result.symbols) {

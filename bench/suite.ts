@@ -201,6 +201,7 @@ try {
   if (selected("flood")) {
     const part = await timed("flood", "a flood from token holders", () => measureFlood(options))
     sections.set("flood", floodSection(part, options))
+  }
   if (selected("impact")) {
     const part = await timed("impact", "impact against the chain by hand", () => measureImpact(options, log))
     sections.set("impact", impactSection(part, options))
