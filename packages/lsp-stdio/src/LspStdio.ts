@@ -203,7 +203,7 @@ export const diagnose = (
   options: Options = {}
 ): Effect.Effect<
   ReadonlyArray<Diagnose.ServerDiagnosis>,
-  LspError.LspError,
+  LspError.LspLocalError,
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
   Effect.flatMap(StdioConfig.decode(config), (decoded) =>
