@@ -124,8 +124,12 @@ export interface LspRemoteClientShape {
    * @since 0.1.0
    */
   readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspError>
-  /** The host's version, configuration fingerprint and process. */
-  readonly hello: Effect.Effect<LspRpc.HelloResponse, LspError.LspError>
+  /**
+   * The host's version, configuration fingerprint and process. Fails with `LspRemoteError`: a host that is
+   * unreachable or refuses the token, or one that fails the greeting (`LSP_REMOTE_INCOMPATIBLE`); a client that
+   * restarts its host (the per-user daemon's) may also fail to start it (`LspConfigurationError`).
+   */
+  readonly hello: Effect.Effect<LspRpc.HelloResponse, LspError.LspConfigurationError | LspError.LspRemoteError>
 }
 
 /**
@@ -222,7 +226,7 @@ const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
 const checkOptions = (options: ClientOptions): Effect.Effect<{
   readonly connectTimeoutMs: number
   readonly maxResponseBytes: number
-}, LspError.LspError> => {
+}, LspError.LspConfigurationError> => {
   const connectTimeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs
   const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
   if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs < 1 || connectTimeoutMs > 2_147_483_647) {
@@ -264,7 +268,9 @@ const greet = (client: LspRemoteClientShape, expect: NonNullable<ClientOptions["
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape, LspError.LspError, Scope.Scope> =>
+export const make = (
+  options: ClientOptions
+): Effect.Effect<LspRemoteClientShape, LspError.LspConfigurationError | LspError.LspRemoteError, Scope.Scope> =>
   Effect.gen(function*() {
     const { connectTimeoutMs, maxResponseBytes } = yield* checkOptions(options)
     const address = describe(options.transport)
@@ -302,7 +308,15 @@ export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape
       status: Effect.suspend(() => remote(rpc.Status())),
       memory: Effect.suspend(() => remote(rpc.Memory())),
       placement: Effect.suspend(() => remote(rpc.Placement())),
-      hello: Effect.suspend(() => remote(rpc.Hello({ clientVersion: LspRpc.version })))
+      // A host answers Hello or is unreachable (LspRemoteError); one that fails it otherwise is not one this
+      // client can use.
+      hello: Effect.suspend(() => remote(rpc.Hello({ clientVersion: LspRpc.version }))).pipe(
+        Effect.catchIf(LspError.isLspLocalError, (error) =>
+          LspError.remoteIncompatible(
+            `The lsp-seam host at ${address} failed the greeting (${error.code}: ${error.message}).`,
+            { address, code: error.code }
+          ))
+      )
     }
     if (options.expect !== undefined) yield* greet(client, options.expect)
     return client
@@ -330,7 +344,7 @@ const remoteService = (client: LspRemoteClientShape): LspService.LspServiceShape
  */
 export const layer = (
   options: ClientOptions
-): Layer.Layer<LspService.LspService | LspRemoteClient, LspError.LspError> =>
+): Layer.Layer<LspService.LspService | LspRemoteClient, LspError.LspConfigurationError | LspError.LspRemoteError> =>
   Layer.scopedContext(
     Effect.map(
       make(options),
@@ -351,7 +365,11 @@ export const layerProvider = (
     readonly id: string
     readonly extensionToLanguage: Readonly<Record<string, string>>
   }
-): Layer.Layer<LspRemoteClient, LspError.LspError, LspService.LspService> =>
+): Layer.Layer<
+  LspRemoteClient,
+  LspError.LspConfigurationError | LspError.LspOperationError | LspError.LspRemoteError,
+  LspService.LspService
+> =>
   Layer.scoped(
     LspRemoteClient,
     Effect.gen(function*() {

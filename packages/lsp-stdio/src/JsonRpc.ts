@@ -373,11 +373,15 @@ export const make = (
           Effect.suspend(() => {
             const id = nextId
             const queued = enqueue(Message.request(id, method, params))
-            if (Either.isLeft(queued)) return Effect.fail(queued.left)
+            if (Either.isLeft(queued)) {
+              return Effect.fail(queued.left)
+            }
             nextId++
             const entry: Pending = { method, response }
             pending.set(id, entry)
-            return restore(Deferred.await(response)).pipe(Effect.onInterrupt(() => cancel(id, entry)))
+            return restore(Deferred.await(response)).pipe(Effect.onInterrupt(() =>
+              cancel(id, entry)
+            ))
           }))
       )
 

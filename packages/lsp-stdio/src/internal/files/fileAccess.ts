@@ -288,5 +288,6 @@ export const layerLocal: Layer.Layer<Files> = Layer.succeed(Files, local)
 
 /** A failure as `LspError`: `LspError`s pass, file errors become `onFileError`'s. */
 export const orLspError =
-  (onFileError: (error: FileError) => LspError.LspLocalError) => (error: FileError | LspError.LspLocalError): LspError.LspLocalError =>
+  (onFileError: (error: FileError) => LspError.LspLocalError) =>
+  (error: FileError | LspError.LspLocalError): LspError.LspLocalError =>
     LspError.isLspLocalError(error) ? error : onFileError(error)

@@ -311,7 +311,12 @@ class PoolState<A extends Pooled> {
    * interruptibility): claim the entry, wait for its start, then give up the claim and take the lease in
    * one step, so that no one can replace the entry in between.
    */
-  leaseWith(key: string, recipe: Recipe<A>, scope: Scope.Scope, restore: Restore): Effect.Effect<A, LspError.LspLocalError> {
+  leaseWith(
+    key: string,
+    recipe: Recipe<A>,
+    scope: Scope.Scope,
+    restore: Restore
+  ): Effect.Effect<A, LspError.LspLocalError> {
     return Effect.gen(this, function*() {
       const entry = yield* this.entryFor(key, recipe, restore)
       // A started entry needs no waiting.
