@@ -6,7 +6,7 @@ import { describe, expectTypeOf, it } from "@effect/vitest"
 import type { LspIdentifiers, LspQuery, LspResult } from "@lsp-seam/lsp"
 import { LspError, LspProvider, LspService } from "@lsp-seam/lsp"
 import type { LspStdio } from "@lsp-seam/lsp-stdio"
-import type { LspAiTool, LspToolConfig, LspToolInput } from "@lsp-seam/tool-lsp"
+import type { LspAiTool, LspMcp, LspToolConfig, LspToolInput } from "@lsp-seam/tool-lsp"
 import { Effect, type Either, type Layer } from "effect"
 import * as LspSeam from "../src/LspSeam.js"
 
@@ -45,6 +45,7 @@ describe("error channels", () => {
     expectTypeOf<Layer.Layer.Error<ReturnType<typeof LspAiTool.layer>>>().toEqualTypeOf<
       LspError.LspConfigurationError
     >()
+    expectTypeOf<Layer.Layer.Error<ReturnType<typeof LspMcp.layer>>>().toEqualTypeOf<LspError.LspConfigurationError>()
     expectTypeOf<ReturnType<typeof LspToolInput.validate>>().toEqualTypeOf<
       Either.Either<LspToolInput.LspToolInput, LspError.LspArgumentsError>
     >()
