@@ -264,6 +264,8 @@ const greet = (client: LspRemoteClientShape, expect: NonNullable<ClientOptions["
 /**
  * Connects to a host for the lifetime of the scope. The connection is opened in the background (making a
  * client never fails for want of a host; its calls do) and re-opened after a loss, on `reconnectSchedule`.
+ * Fails with `LSP_INVALID_CONFIG` for options out of range and, with `expect`, with the greeting's
+ * `LspRemoteError` (`LSP_REMOTE_UNAVAILABLE`, `LSP_REMOTE_UNAUTHORIZED`, `LSP_REMOTE_INCOMPATIBLE`).
  *
  * @since 0.1.0
  * @category constructors
@@ -337,7 +339,7 @@ const remoteService = (client: LspRemoteClientShape): LspService.LspServiceShape
 /**
  * Provides an `LspService` answered entirely by the remote host (its routing, its providers), and the
  * `LspRemoteClient` behind it. `registerProvider` on that service fails with `LSP_INVALID_PROVIDER`: the
- * host owns the providers.
+ * host owns the providers. Fails to build as `make` does.
  *
  * @since 0.1.0
  * @category layers
@@ -355,7 +357,8 @@ export const layer = (
 /**
  * Registers the remote host, for the lifetime of the Layer, as the provider `id` of the given extensions in
  * the local `LspService` (which must not already route them). Queries for those files are forwarded
- * without the local language id; the host routes them by its own configuration.
+ * without the local language id; the host routes them by its own configuration. Fails to build as `make` does,
+ * or with the registration's error (`LspError.LspRegistrationError`).
  *
  * @since 0.1.0
  * @category layers
