@@ -173,16 +173,22 @@ export interface ToolLayerOptions extends LayerOptions {
 /**
  * The handler of the `lsp` tool for an `@effect/ai` agent, with everything it needs: merge it and pass
  * `LspAiTool.LspToolkit` to `LanguageModel.generateText` (`LspAiTool.makeToolkit(operations)` when
- * `tool.operations` offers fewer than all).
+ * `tool.operations` offers fewer than all). Fails to build as `layer` does, or with `LSP_INVALID_CONFIG` for the
+ * `tool` options: without `remote`, only with an `LspConfigurationError`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerTool = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LayerError> =>
-  LspAiTool.layer(options.tool).pipe(
+export function layerTool(
+  options: ToolLayerOptions & { readonly remote?: undefined }
+): Layer.Layer<Tool.Handler<"lsp">, LspError.LspConfigurationError>
+export function layerTool(options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LayerError>
+export function layerTool(options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LayerError> {
+  return LspAiTool.layer(options.tool).pipe(
     Layer.provide(LspSession.layer(options.workingDirectory)),
     Layer.provide(layer(options))
   )
+}
 
 /**
  * @since 0.1.0

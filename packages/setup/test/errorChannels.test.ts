@@ -2,6 +2,7 @@
  * Error channels say what can really fail: checked by the compiler (`npm run check` type-checks this file; with
  * the whole seven-family `LspError` in these places it fails to compile).
  */
+import type * as Tool from "@effect/ai/Tool"
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import type { LspIdentifiers, LspQuery, LspResult } from "@lsp-seam/lsp"
 import { LspError, LspProvider, LspService } from "@lsp-seam/lsp"
@@ -18,7 +19,12 @@ describe("error channels", () => {
     expectTypeOf(LspSeam.layer({ remote: "auto" })).toEqualTypeOf<
       Layer.Layer<LspService.LspService, LspError.LspConfigurationError | LspError.LspRemoteError>
     >()
-    expectTypeOf<Layer.Layer.Error<ReturnType<typeof LspSeam.layerTool>>>().toEqualTypeOf<LspSeam.LayerError>()
+    expectTypeOf(LspSeam.layerTool({ workingDirectory: "/ws" })).toEqualTypeOf<
+      Layer.Layer<Tool.Handler<"lsp">, LspError.LspConfigurationError>
+    >()
+    expectTypeOf(LspSeam.layerTool({ workingDirectory: "/ws", remote: "auto" })).toEqualTypeOf<
+      Layer.Layer<Tool.Handler<"lsp">, LspSeam.LayerError>
+    >()
   })
 
   it("a program of local providers queries without LspRemoteError; LspService's query keeps every family", () => {
