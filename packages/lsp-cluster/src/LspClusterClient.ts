@@ -220,12 +220,14 @@ export interface Options {
 /**
  * An `LspService` answered by the cluster, and the `LspClusterClient` behind it. `registerProvider` fails
  * with `LSP_INVALID_PROVIDER`: the runners own the providers. Fails with `LSP_INVALID_CONFIG` when the running
- * runners refuse this client's token or TLS setting.
+ * runners refuse this client's token or TLS setting, `LSP_REMOTE_UNAVAILABLE` when the storage cannot be opened.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LspService.LspService | LspClusterClient, LspError.LspError> => {
+export const layer = (
+  options: Options
+): Layer.Layer<LspService.LspService | LspClusterClient, LspError.LspConfigurationError | LspError.LspRemoteError> => {
   const security: Transport.Security = {
     token: options.token,
     tls: options.tls === undefined ? undefined : { ca: options.tls.ca }

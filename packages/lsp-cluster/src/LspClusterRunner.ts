@@ -103,7 +103,9 @@ const checkTls = (tls: NonNullable<Options["tls"]>) =>
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LspClusterRunner, LspError.LspError> =>
+export const layer = (
+  options: Options
+): Layer.Layer<LspClusterRunner, LspError.LspConfigurationError | LspError.LspRemoteError> =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const port = yield* checkPort(options.port)
     const host = options.host ?? "127.0.0.1"

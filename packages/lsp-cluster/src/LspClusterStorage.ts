@@ -122,7 +122,7 @@ export const decodeEither = (text: string): Either.Either<Storage, string> =>
  * @since 0.1.0
  * @category constructors
  */
-export const decode = (text: string): Effect.Effect<Storage, LspError.LspError> =>
+export const decode = (text: string): Effect.Effect<Storage, LspError.LspConfigurationError> =>
   Either.match(decodeEither(text), {
     onLeft: (error) =>
       LspError.invalidConfig(
@@ -152,7 +152,7 @@ export const describe = (storage: Storage): string =>
 export const layer = (
   storage: Storage,
   options?: { readonly allowWritableByOthers?: boolean | undefined }
-): Layer.Layer<SqlClient.SqlClient, LspError.LspError> => {
+): Layer.Layer<SqlClient.SqlClient, LspError.LspConfigurationError | LspError.LspRemoteError> => {
   const unavailable = (cause: unknown) =>
     LspError.remoteUnavailable(
       `Cannot open the cluster storage ${describe(storage)}: ${

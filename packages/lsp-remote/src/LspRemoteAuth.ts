@@ -48,7 +48,10 @@ export const bearerSubprotocolPrefix = "lsp-seam.bearer."
 
 const decodeToken = Schema.decodeUnknownEither(Token)
 
-const checked = (text: string, source: string): Either.Either<Redacted.Redacted<string>, LspError.LspError> =>
+const checked = (
+  text: string,
+  source: string
+): Either.Either<Redacted.Redacted<string>, LspError.LspConfigurationError> =>
   Either.mapBoth(decodeToken(text), {
     onLeft: (error) =>
       LspError.invalidConfig(
@@ -64,7 +67,7 @@ const checked = (text: string, source: string): Either.Either<Redacted.Redacted<
  * @since 0.1.0
  * @category constructors
  */
-export const make = (token: string): Either.Either<Redacted.Redacted<string>, LspError.LspError> =>
+export const make = (token: string): Either.Either<Redacted.Redacted<string>, LspError.LspConfigurationError> =>
   checked(token, "the caller")
 
 /**
@@ -87,7 +90,7 @@ const ownerOnly = (stats: Fs.Stats): boolean =>
  * @since 0.1.0
  * @category constructors
  */
-export const fromFile = (path: string): Effect.Effect<Redacted.Redacted<string>, LspError.LspError> =>
+export const fromFile = (path: string): Effect.Effect<Redacted.Redacted<string>, LspError.LspConfigurationError> =>
   Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => {
@@ -118,7 +121,7 @@ export const fromFile = (path: string): Effect.Effect<Redacted.Redacted<string>,
  * @since 0.1.0
  * @category constructors
  */
-export const fromEnv = (name: string): Effect.Effect<Redacted.Redacted<string>, LspError.LspError> =>
+export const fromEnv = (name: string): Effect.Effect<Redacted.Redacted<string>, LspError.LspConfigurationError> =>
   Config.string(name).pipe(
     Effect.mapError(() =>
       LspError.invalidConfig(`The environment variable ${name} holds no token.`, { variable: name })
@@ -135,7 +138,7 @@ export const fromEnv = (name: string): Effect.Effect<Redacted.Redacted<string>, 
 export const writeFile = (
   path: string,
   token: Redacted.Redacted<string>
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspConfigurationError> =>
   Effect.try({
     try: () => Fs.writeFileSync(path, `${Redacted.value(token)}\n`, { mode: 0o600, flag: "wx" }),
     catch: (cause) => LspError.invalidConfig(`Cannot write the token file "${path}": ${String(cause)}.`, { path })

@@ -124,8 +124,12 @@ export interface LspRemoteClientShape {
    * @since 0.1.0
    */
   readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspError>
-  /** The host's version, configuration fingerprint and process. */
-  readonly hello: Effect.Effect<LspRpc.HelloResponse, LspError.LspError>
+  /**
+   * The host's version, configuration fingerprint and process. Fails with `LspRemoteError`: a host that is
+   * unreachable or refuses the token, or one that fails the greeting (`LSP_REMOTE_INCOMPATIBLE`); a client that
+   * restarts its host (the per-user daemon's) may also fail to start it (`LspConfigurationError`).
+   */
+  readonly hello: Effect.Effect<LspRpc.HelloResponse, LspError.LspConfigurationError | LspError.LspRemoteError>
 }
 
 /**
@@ -222,7 +226,7 @@ const decodeRequest = LspDecode.decodeUnknownEither(LspQuery.LspQueryRequest)
 const checkOptions = (options: ClientOptions): Effect.Effect<{
   readonly connectTimeoutMs: number
   readonly maxResponseBytes: number
-}, LspError.LspError> => {
+}, LspError.LspConfigurationError> => {
   const connectTimeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs
   const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
   if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs < 1 || connectTimeoutMs > 2_147_483_647) {
@@ -260,11 +264,15 @@ const greet = (client: LspRemoteClientShape, expect: NonNullable<ClientOptions["
 /**
  * Connects to a host for the lifetime of the scope. The connection is opened in the background (making a
  * client never fails for want of a host; its calls do) and re-opened after a loss, on `reconnectSchedule`.
+ * Fails with `LSP_INVALID_CONFIG` for options out of range and, with `expect`, with the greeting's
+ * `LspRemoteError` (`LSP_REMOTE_UNAVAILABLE`, `LSP_REMOTE_UNAUTHORIZED`, `LSP_REMOTE_INCOMPATIBLE`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape, LspError.LspError, Scope.Scope> =>
+export const make = (
+  options: ClientOptions
+): Effect.Effect<LspRemoteClientShape, LspError.LspConfigurationError | LspError.LspRemoteError, Scope.Scope> =>
   Effect.gen(function*() {
     const { connectTimeoutMs, maxResponseBytes } = yield* checkOptions(options)
     const address = describe(options.transport)
@@ -302,7 +310,15 @@ export const make = (options: ClientOptions): Effect.Effect<LspRemoteClientShape
       status: Effect.suspend(() => remote(rpc.Status())),
       memory: Effect.suspend(() => remote(rpc.Memory())),
       placement: Effect.suspend(() => remote(rpc.Placement())),
-      hello: Effect.suspend(() => remote(rpc.Hello({ clientVersion: LspRpc.version })))
+      // A host answers Hello or is unreachable (LspRemoteError); one that fails it otherwise is not one this
+      // client can use.
+      hello: Effect.suspend(() => remote(rpc.Hello({ clientVersion: LspRpc.version }))).pipe(
+        Effect.catchIf(LspError.isLspLocalError, (error) =>
+          LspError.remoteIncompatible(
+            `The lsp-seam host at ${address} failed the greeting (${error.code}: ${error.message}).`,
+            { address, code: error.code }
+          ))
+      )
     }
     if (options.expect !== undefined) yield* greet(client, options.expect)
     return client
@@ -323,14 +339,14 @@ const remoteService = (client: LspRemoteClientShape): LspService.LspServiceShape
 /**
  * Provides an `LspService` answered entirely by the remote host (its routing, its providers), and the
  * `LspRemoteClient` behind it. `registerProvider` on that service fails with `LSP_INVALID_PROVIDER`: the
- * host owns the providers.
+ * host owns the providers. Fails to build as `make` does.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
   options: ClientOptions
-): Layer.Layer<LspService.LspService | LspRemoteClient, LspError.LspError> =>
+): Layer.Layer<LspService.LspService | LspRemoteClient, LspError.LspConfigurationError | LspError.LspRemoteError> =>
   Layer.scopedContext(
     Effect.map(
       make(options),
@@ -341,7 +357,8 @@ export const layer = (
 /**
  * Registers the remote host, for the lifetime of the Layer, as the provider `id` of the given extensions in
  * the local `LspService` (which must not already route them). Queries for those files are forwarded
- * without the local language id; the host routes them by its own configuration.
+ * without the local language id; the host routes them by its own configuration. Fails to build as `make` does,
+ * or with the registration's error (`LspError.LspRegistrationError`).
  *
  * @since 0.1.0
  * @category layers
@@ -351,7 +368,11 @@ export const layerProvider = (
     readonly id: string
     readonly extensionToLanguage: Readonly<Record<string, string>>
   }
-): Layer.Layer<LspRemoteClient, LspError.LspError, LspService.LspService> =>
+): Layer.Layer<
+  LspRemoteClient,
+  LspError.LspConfigurationError | LspError.LspOperationError | LspError.LspRemoteError,
+  LspService.LspService
+> =>
   Layer.scoped(
     LspRemoteClient,
     Effect.gen(function*() {

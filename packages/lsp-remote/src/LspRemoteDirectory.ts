@@ -106,7 +106,7 @@ const refusalOf = (stats: Fs.Stats, directory: string, uid: number | undefined, 
 export const ensure = (
   directory: string,
   env: NodeJS.ProcessEnv = process.env
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspConfigurationError> =>
   Effect.suspend(() => {
     const resolved = Path.resolve(directory)
     const strict = resolved === Path.resolve(LspRemoteAddress.defaultSocketDirectory(env))

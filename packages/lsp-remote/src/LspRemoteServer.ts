@@ -52,21 +52,21 @@ export interface ServeOptions {
    * The host's status view for `Status` (for the stdio host: `StdioStatus.status`). Without one, `Status`
    * fails with `LSP_UNSUPPORTED_OPERATION`.
    */
-  readonly status?: Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspError> | undefined
+  readonly status?: Effect.Effect<ReadonlyArray<LspRpc.ServerStatus>, LspError.LspConfigurationError> | undefined
   /**
    * The host's memory view for `Memory` (for the stdio host: `StdioStatus.memory`). Without one, `Memory`
    * fails with `LSP_UNSUPPORTED_OPERATION` and `Hello` says `memoryAvailable: false`.
    *
    * @since 0.1.0
    */
-  readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspError> | undefined
+  readonly memory?: Effect.Effect<LspRpc.MemoryStatus, LspError.LspConfigurationError> | undefined
   /**
    * A cluster front's placement view for `Placement`. Without one, `Placement` fails with
    * `LSP_UNSUPPORTED_OPERATION` and `Hello` does not say `placementAvailable`.
    *
    * @since 0.1.0
    */
-  readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspError> | undefined
+  readonly placement?: Effect.Effect<LspRpc.ClusterPlacement, LspError.LspConfigurationError> | undefined
   /**
    * The directories this host serves at all (each must be an existing directory; symbolic links are resolved
    * when the Layer is built). A query whose workspace, after resolving `..` and symbolic links, is not inside
@@ -166,8 +166,9 @@ export const defaultMaxUnreadBytesPerClient = 4 * 1024 * 1024
  * @since 0.1.0
  * @category utils
  */
-export const resolveRoots: (roots: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, LspError.LspError> =
-  ServedRoots.resolveRoots
+export const resolveRoots: (
+  roots: ReadonlyArray<string>
+) => Effect.Effect<ReadonlyArray<string>, LspError.LspConfigurationError> = ServedRoots.resolveRoots
 
 /**
  * The handlers of `LspRpc.LspRpcs` for the `LspService` in context, as values: what `layerHandlers` serves,
@@ -228,7 +229,7 @@ export const makeHandlers = (options: ServeOptions = {}) =>
  */
 export const layerHandlers = (options: ServeOptions = {}) => LspRpc.LspRpcs.toLayer(makeHandlers(options))
 
-const checkLimit = (maxRequestBytes: number | undefined): Effect.Effect<number, LspError.LspError> => {
+const checkLimit = (maxRequestBytes: number | undefined): Effect.Effect<number, LspError.LspConfigurationError> => {
   const limit = maxRequestBytes ?? defaultMaxRequestBytes
   return Number.isSafeInteger(limit) && limit >= 1024
     ? Effect.succeed(limit)
@@ -239,7 +240,7 @@ const serveOn = (
   server: SocketServer.SocketServer["Type"],
   options: ServeOptions,
   maxRequestBytes: number
-): Effect.Effect<LspRemoteServerShape, LspError.LspError, LspService.LspService | Scope.Scope> =>
+): Effect.Effect<LspRemoteServerShape, LspError.LspConfigurationError, LspService.LspService | Scope.Scope> =>
   Effect.gen(function*() {
     const bounds: BoundedProtocol.Bounds = {
       maxRequests: yield* positive("maxRequestsPerClient", options.maxRequestsPerClient ?? defaultMaxRequestsPerClient),
@@ -269,7 +270,7 @@ const serveOn = (
     return { address: server.address }
   })
 
-const listenError = (what: string) => (error: SocketServer.SocketServerError): LspError.LspError => {
+const listenError = (what: string) => (error: SocketServer.SocketServerError): LspError.LspConfigurationError => {
   const cause = error.cause
   const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
   const detail = { address: what, ...(code === undefined ? {} : { errno: code }) }
@@ -301,7 +302,7 @@ export interface SocketOptions extends ServeOptions {
  */
 export const layerSocket = (
   options: SocketOptions = {}
-): Layer.Layer<LspRemoteServer, LspError.LspError, LspService.LspService> =>
+): Layer.Layer<LspRemoteServer, LspError.LspConfigurationError, LspService.LspService> =>
   Layer.scoped(
     LspRemoteServer,
     Effect.gen(function*() {
@@ -393,7 +394,7 @@ const positive = (name: string, value: number) =>
  */
 export const layerHttp = (
   options: HttpOptions
-): Layer.Layer<LspRemoteServer, LspError.LspError, LspService.LspService> =>
+): Layer.Layer<LspRemoteServer, LspError.LspConfigurationError, LspService.LspService> =>
   Layer.scoped(
     LspRemoteServer,
     Effect.gen(function*() {

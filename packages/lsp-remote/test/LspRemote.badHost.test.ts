@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { LspError } from "@lsp-seam/lsp"
 import { LspRemoteClient } from "@lsp-seam/lsp-remote"
 import { Duration, Effect, Fiber } from "effect"
 import * as Fs from "node:fs"
@@ -105,4 +106,30 @@ describe("LspRemote client, facing a host that breaks the protocol", () => {
         assert.deepStrictEqual(yield* within(client.query(request("a.ts", "hover"))), { kind: "hover", hover: null })
       }))
   }
+})
+
+describe("LspRemote client, facing a host that fails the greeting", () => {
+  const refused: Reply = (requestId) => ({
+    _tag: "Exit",
+    requestId,
+    exit: {
+      _tag: "Failure",
+      cause: { _tag: "Fail", error: { _tag: "LspArgumentsError", code: "LSP_INVALID_ARGUMENTS", message: "no" } }
+    }
+  })
+
+  it.scopedLive("hello fails with LSP_REMOTE_INCOMPATIBLE naming what the host said, as its type says", () =>
+    Effect.gen(function*() {
+      const client = yield* rawHost([refused])
+      const error = yield* within(Effect.flip(client.hello))
+      assert.strictEqual(error._tag, "LspRemoteError")
+      assert.strictEqual(error.code, "LSP_REMOTE_INCOMPATIBLE")
+      assert.include(error.message, "LSP_INVALID_ARGUMENTS: no")
+    }))
+
+  it.scopedLive("a client that greets while it is built fails to build the same way", () =>
+    Effect.gen(function*() {
+      const error = yield* within(Effect.flip(rawHost([refused], { expect: {} })))
+      assert.strictEqual(LspError.isLspError(error) ? error.code : String(error), "LSP_REMOTE_INCOMPATIBLE")
+    }))
 })

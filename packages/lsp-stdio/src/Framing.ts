@@ -146,7 +146,7 @@ export const encode = (message: unknown): Uint8Array => {
  */
 export const decode =
   (options: FramingOptions) =>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<unknown, E | LspError.LspError, R> =>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<unknown, E | LspError.LspLocalError, R> =>
     Stream.pipeThroughChannel(
       self,
       Channel.suspend(() => {
@@ -154,7 +154,7 @@ export const decode =
         const loop: Channel.Channel<
           Chunk.Chunk<unknown>,
           Chunk.Chunk<Uint8Array>,
-          E | LspError.LspError,
+          E | LspError.LspLocalError,
           E,
           unknown,
           unknown
@@ -166,7 +166,7 @@ export const decode =
             // The decoder only throws LspErrors; anything else is a bug and surfaces as a defect.
             return Channel.zipRight(
               emitted,
-              LspError.isLspError(fault) ? Channel.fail(fault) : Channel.failCause(Cause.die(fault))
+              LspError.isLspLocalError(fault) ? Channel.fail(fault) : Channel.failCause(Cause.die(fault))
             )
           },
           onFailure: (cause: Cause.Cause<E>) => Channel.failCause(cause),

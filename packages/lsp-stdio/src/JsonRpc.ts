@@ -36,12 +36,12 @@ import * as Outbox from "./internal/wire/outbox.js"
  */
 export interface Transport {
   /** What the server writes. Its end means the server closed its output. */
-  readonly input: Stream.Stream<Uint8Array, LspError.LspError>
+  readonly input: Stream.Stream<Uint8Array, LspError.LspLocalError>
   /**
    * Where the server's input goes: the connection runs one stream of complete frames into it, in order,
    * from one fiber. Its end (after `closeOutput`) should close the server's input; its failure is fatal.
    */
-  readonly output: Sink.Sink<unknown, Uint8Array, never, LspError.LspError>
+  readonly output: Sink.Sink<unknown, Uint8Array, never, LspError.LspLocalError>
 }
 
 /**
@@ -74,12 +74,12 @@ export interface ConnectionOptions {
    * Builds the fatal error when the input ends (e.g. "server exited" with the stderr tail). Default: an
    * `LSP_TRANSPORT_FAILED` error.
    */
-  readonly describeEnd?: Effect.Effect<LspError.LspError>
+  readonly describeEnd?: Effect.Effect<LspError.LspLocalError>
   /**
    * Builds the fatal error when writing fails (e.g. "server exited" when the write failed because the
    * process had just died). Default: the write's own error.
    */
-  readonly describeWriteFailure?: (error: LspError.LspError) => Effect.Effect<LspError.LspError>
+  readonly describeWriteFailure?: (error: LspError.LspLocalError) => Effect.Effect<LspError.LspLocalError>
 }
 
 /**
@@ -97,16 +97,16 @@ export interface Connection {
    * Interrupting the caller sends `$/cancelRequest` at once and releases the caller at once; whether the
    * server then settles the request within the grace is reported by `awaitCancelled`.
    */
-  readonly request: (method: string, params: unknown) => Effect.Effect<Option.Option<unknown>, LspError.LspError>
+  readonly request: (method: string, params: unknown) => Effect.Effect<Option.Option<unknown>, LspError.LspLocalError>
   /** Sends a notification; succeeds once it has been written. */
-  readonly notify: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspError>
+  readonly notify: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspLocalError>
   /**
    * Queues a notification without waiting for it to be written: it goes out in order with everything
    * queued before and after it, often in the same write. Fails only when the connection has already failed
    * or its output is closed; a write that fails later makes the connection fatal, which every pending and
    * later call reports.
    */
-  readonly post: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspError>
+  readonly post: (method: string, params?: unknown) => Effect.Effect<void, LspError.LspLocalError>
   /**
    * Writes what is queued, then ends the output (closing the server's input), and waits until that is
    * done or the connection has failed. Later messages fail with `LSP_DISPOSED`.
@@ -119,9 +119,9 @@ export interface Connection {
    */
   readonly awaitCancelled: Effect.Effect<boolean>
   /** Makes the connection fatal with `error` (e.g. when the process exits). The first reason wins. */
-  readonly fail: (error: LspError.LspError) => Effect.Effect<void>
+  readonly fail: (error: LspError.LspLocalError) => Effect.Effect<void>
   /** Waits for the fatal reason. */
-  readonly failure: Effect.Effect<LspError.LspError>
+  readonly failure: Effect.Effect<LspError.LspLocalError>
   /** False once the connection has failed or been closed. */
   readonly isOpen: Effect.Effect<boolean>
   /**
@@ -134,14 +134,14 @@ export interface Connection {
 
 interface Pending {
   readonly method: string
-  readonly response: Deferred.Deferred<Option.Option<unknown>, LspError.LspError>
+  readonly response: Deferred.Deferred<Option.Option<unknown>, LspError.LspLocalError>
 }
 
 const endedError = LspError.transportFailed("The language server closed its output.")
 
 const outputClosed = LspError.disposed("The connection's output to the language server has been closed.")
 
-const unexpected = (cause: Cause.Cause<LspError.LspError>): LspError.LspError =>
+const unexpected = (cause: Cause.Cause<LspError.LspLocalError>): LspError.LspLocalError =>
   Option.getOrElse(
     Cause.failureOption(cause),
     () =>
@@ -167,7 +167,7 @@ export const make = (
   Effect.gen(function*() {
     const outbox = yield* Outbox.make
     const outputDone = yield* Deferred.make<void>()
-    const closed = yield* Deferred.make<LspError.LspError>()
+    const closed = yield* Deferred.make<LspError.LspLocalError>()
     const configuration = options.configuration ?? null
     const onNotification = options.onNotification ?? (() => Effect.void)
     const onCancelExpired = options.onCancelExpired ?? (() => Effect.void)
@@ -176,10 +176,10 @@ export const make = (
     // Mutable state, only ever touched inside synchronous steps, so each check-and-update is atomic.
     const pending = new Map<number, Pending>()
     let nextId = 1
-    let failure: LspError.LspError | undefined = undefined
+    let failure: LspError.LspLocalError | undefined = undefined
     let malformed = 0
 
-    const fatal = (error: LspError.LspError): Effect.Effect<void> =>
+    const fatal = (error: LspError.LspLocalError): Effect.Effect<void> =>
       Effect.uninterruptible(Effect.suspend(() => {
         if (failure !== undefined) return Effect.void
         failure = error
@@ -189,7 +189,7 @@ export const make = (
       }))
 
     /** Queues a frame unless the connection has failed; never waits, so the reader can use it too. */
-    const enqueue = (message: unknown, written?: Outbox.Written): Either.Either<void, LspError.LspError> => {
+    const enqueue = (message: unknown, written?: Outbox.Written): Either.Either<void, LspError.LspLocalError> => {
       if (failure !== undefined) return Either.left(failure)
       return outbox.offer(Framing.encode(message), written) ? Either.void : Either.left(outputClosed)
     }
@@ -320,18 +320,18 @@ export const make = (
      * needs an effect. Messages completed before a framing or JSON fault in the same chunk are dispatched,
      * then the fault is fatal.
      */
-    const onInput = (chunks: Chunk.Chunk<Uint8Array>): Effect.Effect<void, LspError.LspError> =>
+    const onInput = (chunks: Chunk.Chunk<Uint8Array>): Effect.Effect<void, LspError.LspLocalError> =>
       Effect.suspend(() => {
         const { fault, messages: raw } = Framing.pushAll(decoder, chunks)
         let index = 0
-        const rest: Effect.Effect<void, LspError.LspError> = Effect.suspend(() => {
+        const rest: Effect.Effect<void, LspError.LspLocalError> = Effect.suspend(() => {
           while (index < raw.length) {
             const effect = dispatch(raw[index++])
             if (effect !== undefined) return Effect.zipRight(effect, rest)
           }
           if (fault === undefined) return Effect.void
           // The decoder only throws LspErrors; anything else is a bug and surfaces as a defect.
-          return LspError.isLspError(fault) ? Effect.fail(fault) : Effect.die(fault)
+          return LspError.isLspLocalError(fault) ? Effect.fail(fault) : Effect.die(fault)
         })
         return rest
       })
@@ -367,28 +367,32 @@ export const make = (
 
     // --- API ------------------------------------------------------------------------------------------
 
-    const request = (method: string, params: unknown): Effect.Effect<Option.Option<unknown>, LspError.LspError> =>
+    const request = (method: string, params: unknown): Effect.Effect<Option.Option<unknown>, LspError.LspLocalError> =>
       Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Deferred.make<Option.Option<unknown>, LspError.LspError>(), (response) =>
+        Effect.flatMap(Deferred.make<Option.Option<unknown>, LspError.LspLocalError>(), (response) =>
           Effect.suspend(() => {
             const id = nextId
             const queued = enqueue(Message.request(id, method, params))
-            if (Either.isLeft(queued)) return Effect.fail(queued.left)
+            if (Either.isLeft(queued)) {
+              return Effect.fail(queued.left)
+            }
             nextId++
             const entry: Pending = { method, response }
             pending.set(id, entry)
-            return restore(Deferred.await(response)).pipe(Effect.onInterrupt(() => cancel(id, entry)))
+            return restore(Deferred.await(response)).pipe(Effect.onInterrupt(() =>
+              cancel(id, entry)
+            ))
           }))
       )
 
-    const notify = (method: string, params?: unknown): Effect.Effect<void, LspError.LspError> =>
-      Effect.flatMap(Deferred.make<void, LspError.LspError>(), (written) =>
+    const notify = (method: string, params?: unknown): Effect.Effect<void, LspError.LspLocalError> =>
+      Effect.flatMap(Deferred.make<void, LspError.LspLocalError>(), (written) =>
         Effect.suspend(() => {
           const queued = enqueue(Message.notification(method, params), written)
           return Either.isLeft(queued) ? Effect.fail(queued.left) : Deferred.await(written)
         }))
 
-    const post = (method: string, params?: unknown): Effect.Effect<void, LspError.LspError> =>
+    const post = (method: string, params?: unknown): Effect.Effect<void, LspError.LspLocalError> =>
       Effect.suspend(() => {
         const queued = enqueue(Message.notification(method, params))
         return Either.isLeft(queued) ? Effect.fail(queued.left) : Effect.void

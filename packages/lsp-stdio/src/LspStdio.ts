@@ -192,7 +192,8 @@ export type { ServerDiagnosis } from "./internal/servers/diagnose.js"
  * Starts every configured server once for `workspaceRoot` (then shuts it down) and reports, per server,
  * whether its command resolves, what it answered to `initialize` (position encoding, document sync,
  * which of the four operations it supports), how long the start took, and any error. Fails only when the
- * configuration itself is invalid or the workspace does not exist.
+ * configuration itself is invalid (`LSP_INVALID_CONFIG`) or the workspace is not an existing directory
+ * (`LSP_INVALID_WORKSPACE`).
  *
  * @since 0.1.0
  * @category diagnostics
@@ -203,7 +204,7 @@ export const diagnose = (
   options: Options = {}
 ): Effect.Effect<
   ReadonlyArray<Diagnose.ServerDiagnosis>,
-  LspError.LspError,
+  LspError.LspConfigurationError | LspError.LspSourceError,
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
   Effect.flatMap(StdioConfig.decode(config), (decoded) =>

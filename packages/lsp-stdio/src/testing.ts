@@ -40,9 +40,9 @@ export interface MemoryServer {
   /** Ends the client's input, as a server closing its stdout. */
   readonly end: Effect.Effect<void>
   /** Fails the client's input with `error`. */
-  readonly failInput: (error: LspError.LspError) => Effect.Effect<void>
+  readonly failInput: (error: LspError.LspLocalError) => Effect.Effect<void>
   /** Makes every later client write fail with `error`. */
-  readonly failWrites: (error: LspError.LspError) => Effect.Effect<void>
+  readonly failWrites: (error: LspError.LspLocalError) => Effect.Effect<void>
   /** Makes client writes block until `releaseWrites` (a server that stops reading its input). */
   readonly holdWrites: Effect.Effect<void>
   /** Lets blocked and later client writes through again. */
@@ -68,21 +68,21 @@ export interface MemoryTransport {
  */
 export const makeMemoryTransport: Effect.Effect<MemoryTransport, never, Scope.Scope> = Effect.gen(function*() {
   const toClient = yield* Effect.acquireRelease(
-    Queue.unbounded<Take.Take<Uint8Array, LspError.LspError>>(),
+    Queue.unbounded<Take.Take<Uint8Array, LspError.LspLocalError>>(),
     Queue.shutdown
   )
   const fromClient = yield* Effect.acquireRelease(Queue.unbounded<unknown>(), Queue.shutdown)
-  const writeFailure = yield* Ref.make<LspError.LspError | undefined>(undefined)
+  const writeFailure = yield* Ref.make<LspError.LspLocalError | undefined>(undefined)
   const writesOpen = yield* Effect.makeLatch(true)
   const decoder = Framing.makeDecoder({ maxMessageBytes: Number.MAX_SAFE_INTEGER })
 
-  const write = (bytes: Uint8Array): Effect.Effect<void, LspError.LspError> =>
+  const write = (bytes: Uint8Array): Effect.Effect<void, LspError.LspLocalError> =>
     writesOpen.await.pipe(
       Effect.zipRight(Ref.get(writeFailure)),
       Effect.flatMap((failure) => failure === undefined ? Effect.void : Effect.fail(failure)),
       Effect.zipRight(Effect.try({
         try: () => decoder.push(bytes),
-        catch: (error) => LspError.isLspError(error) ? error : LspError.protocolError(String(error))
+        catch: (error) => LspError.isLspLocalError(error) ? error : LspError.protocolError(String(error))
       })),
       Effect.flatMap((messages) => Queue.offerAll(fromClient, messages)),
       Effect.asVoid

@@ -42,7 +42,7 @@ describe("outbox", () => {
       const outbox = yield* Outbox.make
       const gate = yield* Deferred.make<void>()
       yield* drain(outbox, Deferred.await(gate))
-      const written = yield* Deferred.make<void, LspError.LspError>()
+      const written = yield* Deferred.make<void, LspError.LspLocalError>()
       assert.isTrue(outbox.offer(frame(1), written))
       yield* settle
       assert.isFalse(yield* isDone(written), "the sink is still writing the frame")
@@ -67,8 +67,8 @@ describe("outbox", () => {
       const outbox = yield* Outbox.make
       yield* drain(outbox, Effect.never)
       const [inFlight, queued] = [
-        yield* Deferred.make<void, LspError.LspError>(),
-        yield* Deferred.make<void, LspError.LspError>()
+        yield* Deferred.make<void, LspError.LspLocalError>(),
+        yield* Deferred.make<void, LspError.LspLocalError>()
       ]
       outbox.offer(frame(1), inFlight)
       yield* settle // the sink takes frame 1 and blocks
@@ -83,7 +83,7 @@ describe("outbox", () => {
   it.effect("a frame queued before the writer starts is not lost", () =>
     Effect.gen(function*() {
       const outbox = yield* Outbox.make
-      const written = yield* Deferred.make<void, LspError.LspError>()
+      const written = yield* Deferred.make<void, LspError.LspLocalError>()
       outbox.offer(frame(7), written)
       const { fiber, pulls } = yield* drain(outbox)
       yield* settle

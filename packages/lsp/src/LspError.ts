@@ -390,3 +390,11 @@ export const aborted = constructor("LSP_ABORTED")
  * @category guards
  */
 export const isLspError = (u: unknown): u is LspError => Schema.is(LspError)(u)
+
+/**
+ * True for an `LspError` of any family but `LspRemoteError`: what a provider on this machine may fail with.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isLspLocalError = (u: unknown): u is LspLocalError => isLspError(u) && u._tag !== "LspRemoteError"

@@ -160,7 +160,7 @@ const lineOutOfRange = (line: number, lineCount: number) =>
 export const checkPosition = (
   lines: ReadonlyArray<string>,
   position: LspPosition
-): Either.Either<void, LspError.LspError> => {
+): Either.Either<void, LspError.LspArgumentsError> => {
   const text = lines[position.line]
   if (text === undefined) return Either.left(lineOutOfRange(position.line, lines.length))
   if (position.character > text.length) {
@@ -183,7 +183,7 @@ const quote = (value: string) => value.length > 40 ? `${JSON.stringify(value.sli
  * @since 0.1.0
  * @category validation
  */
-export const checkSymbol = (symbol: string): Either.Either<string, LspError.LspError> => {
+export const checkSymbol = (symbol: string): Either.Either<string, LspError.LspArgumentsError> => {
   const found = identifiersOn(symbol)
   if (found.length === 1 && found[0]!.name === symbol) return Either.right(symbol)
   const fix = found.length === 0
@@ -236,7 +236,7 @@ export const resolveSymbol = (
   lines: ReadonlyArray<string>,
   position: LspPosition,
   symbol: string
-): Either.Either<LspResult.Resolved, LspError.LspError> =>
+): Either.Either<LspResult.Resolved, LspError.LspArgumentsError> =>
   Either.flatMap(checkSymbol(symbol), () => {
     if (position.line >= lines.length) return Either.left(lineOutOfRange(position.line, lines.length))
     const order = searchOrder(position.line, lines.length)
@@ -310,7 +310,7 @@ export const locate = (
   lines: ReadonlyArray<string>,
   position: LspPosition,
   symbol?: string | undefined
-): Either.Either<Located, LspError.LspError> =>
+): Either.Either<Located, LspError.LspArgumentsError> =>
   symbol === undefined
     ? Either.map(checkPosition(lines, position), (): Located => ({ position, resolved: undefined }))
     : Either.map(resolveSymbol(lines, position, symbol), (resolved) => ({ position: resolved.position, resolved }))

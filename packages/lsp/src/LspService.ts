@@ -23,22 +23,30 @@ import { LspQueryRequest } from "./LspQuery.js"
 import type { LspQueryResult } from "./LspResult.js"
 
 /**
+ * The seam's two capabilities, for providers whose queries fail with `E`: any `LspError` family by default
+ * (`LspService`), every family but `LspRemoteError` for a seam of local providers (`LspLocalService`). `E` is what
+ * a registered provider may fail with, so it is also what a query may fail with: the seam's own failures
+ * (`LSP_INVALID_ARGUMENTS`, `LSP_UNAVAILABLE`, `LSP_DISPOSED`, `LSP_MALFORMED_RESPONSE`) are local families, in
+ * both.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface LspServiceShape {
+export interface LspServiceShape<E extends LspError.LspError = LspError.LspError> {
   /**
    * Registers a provider for the lifetime of the current scope. All-or-nothing: either the id and every
    * extension are reserved together, or the call fails with `LSP_INVALID_PROVIDER` / `LSP_CONFLICT` (or
    * `LSP_DISPOSED` after shutdown) and reserves nothing. Closing the scope releases them together.
    */
-  readonly registerProvider: (provider: LspProvider) => Effect.Effect<void, LspError.LspRegistrationError, Scope.Scope>
+  readonly registerProvider: (
+    provider: LspProvider<E>
+  ) => Effect.Effect<void, LspError.LspRegistrationError, Scope.Scope>
   /**
    * Routes a query to the provider of the file's final extension (`LSP_UNAVAILABLE` when none) and returns
    * its answer. Provider failures reach the caller unchanged. `impact` is answered by the seam itself, from
    * the findReferences, goToDefinition, documentSymbol and incomingCalls answers it asks of the providers.
    */
-  readonly query: (request: LspQueryRequest) => Effect.Effect<LspQueryResult, LspError.LspError>
+  readonly query: (request: LspQueryRequest) => Effect.Effect<LspQueryResult, E>
 }
 
 /**
@@ -46,6 +54,19 @@ export interface LspServiceShape {
  * @category tags
  */
 export class LspService extends Context.Tag("@lsp-seam/lsp/LspService")<LspService, LspServiceShape>() {}
+
+/**
+ * The same seam, typed for a program whose providers all run on this machine: it registers only providers that
+ * cannot fail with `LspRemoteError` (`LspProvider<LspError.LspLocalError>`, as the stdio host's are), so its
+ * queries fail with `LspError.LspLocalError`. `layerLocal` (and `LspSeam.layer()` without `remote`) offers it
+ * beside `LspService`, over one registry.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class LspLocalService
+  extends Context.Tag("@lsp-seam/lsp/LspLocalService")<LspLocalService, LspServiceShape<LspError.LspLocalError>>()
+{}
 
 // Compiled once: building a decoder per query cost as much as the rest of the routing.
 const decodeRequest = LspDecode.decodeUnknownEither(LspQueryRequest)
@@ -120,6 +141,32 @@ export const make: Effect.Effect<LspServiceShape, never, Scope.Scope> = Effect.g
  */
 export const layer: Layer.Layer<LspService> = Layer.scoped(LspService, make)
 
+const isRemote = (error: LspError.LspError): error is LspError.LspRemoteError => error._tag === "LspRemoteError"
+
+/**
+ * The local face of `service`: the same registry, whose registration takes local providers only. A provider
+ * registered through the `LspService` face that fails with `LspRemoteError` breaks what this face's type says, so
+ * that failure is a defect here (register a remote host on a seam built with `layer`, and query it there).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const local = (service: LspServiceShape): LspServiceShape<LspError.LspLocalError> => ({
+  registerProvider: service.registerProvider,
+  query: (request) => Effect.catchIf(service.query(request), isRemote, Effect.die)
+})
+
+/**
+ * One registry offered twice: as `LspService` (for the stdio host, the tool and every adapter) and as
+ * `LspLocalService` (for a program that wants its queries typed without `LspRemoteError`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerLocal: Layer.Layer<LspService | LspLocalService> = Layer.scopedContext(
+  Effect.map(make, (service) => Context.make(LspService, service).pipe(Context.add(LspLocalService, local(service))))
+)
+
 /**
  * Registers `provider` for the lifetime of the Layer; building fails with the registration error.
  *
@@ -148,3 +195,15 @@ export const registerProvider = (
  */
 export const query = (request: LspQueryRequest): Effect.Effect<LspQueryResult, LspError.LspError, LspService> =>
   Effect.flatMap(LspService, (service) => service.query(request))
+
+/**
+ * Queries the `LspLocalService` in context: the error type of a seam of local providers, without
+ * `LspRemoteError`.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const queryLocal = (
+  request: LspQueryRequest
+): Effect.Effect<LspQueryResult, LspError.LspLocalError, LspLocalService> =>
+  Effect.flatMap(LspLocalService, (service) => service.query(request))

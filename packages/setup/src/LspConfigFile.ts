@@ -70,10 +70,10 @@ export interface Loaded {
   readonly input: typeof StdioConfig.StdioConfig.Encoded
 }
 
-const withFile = (path: string, error: LspError.LspError): LspError.LspError =>
+const withFile = (path: string, error: LspError.LspConfigurationError): LspError.LspConfigurationError =>
   LspError.make(error.code, `${path}: ${error.message}`, { ...error.detail, file: path })
 
-const parseJson = (text: string, path: string): Effect.Effect<unknown, LspError.LspError> =>
+const parseJson = (text: string, path: string): Effect.Effect<unknown, LspError.LspConfigurationError> =>
   Effect.try({
     try: (): unknown => JSON.parse(text),
     catch: (error) =>
@@ -102,7 +102,7 @@ const withMaxMemory = (json: unknown, environment: Environment): unknown => {
 }
 
 /** Whether one of the decode issues `StdioConfig` lists in the error's detail is about `maxMemory`. */
-const aboutMaxMemory = (error: LspError.LspError): boolean => {
+const aboutMaxMemory = (error: LspError.LspConfigurationError): boolean => {
   const issues = error.detail?.issues
   return Array.isArray(issues) &&
     issues.some((issue) => Predicate.isRecord(issue) && Array.isArray(issue.path) && issue.path[0] === "maxMemory")
@@ -163,10 +163,10 @@ export const parse = (
   path: string,
   /** Where `LSP_SEAM_MAX_MEMORY` is read, for a file without `maxMemory` (none: not read). */
   environment?: Environment
-): Effect.Effect<StdioConfig.StdioConfig, LspError.LspError> =>
+): Effect.Effect<StdioConfig.StdioConfig, LspError.LspConfigurationError> =>
   Effect.map(parseFile(text, path, environment), ({ config }) => config)
 
-const readFile = (path: string): Effect.Effect<string, LspError.LspError, FileSystem.FileSystem> =>
+const readFile = (path: string): Effect.Effect<string, LspError.LspConfigurationError, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
     fs.readFileString(path).pipe(
       Effect.mapError((error) =>
@@ -265,7 +265,7 @@ export interface LoadOptions {
  */
 export const load = (
   options: LoadOptions
-): Effect.Effect<Loaded, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Loaded, LspError.LspConfigurationError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const fs = yield* FileSystem.FileSystem

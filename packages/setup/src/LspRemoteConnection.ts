@@ -47,7 +47,8 @@ export interface LayerOptions extends RemoteTarget.TokenOptions {
 export const webSocketTransport: (
   url: string,
   options: RemoteTarget.TokenOptions
-) => Effect.Effect<LspRemoteClient.Transport, LspError.LspError> = RemoteTarget.webSocketTransport
+) => Effect.Effect<LspRemoteClient.Transport, LspError.LspConfigurationError | LspError.LspRemoteError> =
+  RemoteTarget.webSocketTransport
 
 /**
  * The `LspService` (and `LspRemoteClient`) the host answers. Building it greets the host, so an unreachable
@@ -60,7 +61,10 @@ export const webSocketTransport: (
 export const layer: (
   remote: LspRemoteTarget.Remote,
   options: LayerOptions
-) => Layer.Layer<LspService.LspService | LspRemoteClient.LspRemoteClient, LspError.LspError> = RemoteTarget.layer
+) => Layer.Layer<
+  LspService.LspService | LspRemoteClient.LspRemoteClient,
+  LspError.LspConfigurationError | LspError.LspRemoteError
+> = RemoteTarget.layer
 
 /**
  * The identity of the daemon for a configuration (`LspDaemon`), in an environment (default `process.env`). Fails with
@@ -72,7 +76,8 @@ export const layer: (
 export const identifyDaemon: (
   source: LspDaemon.ConfigSource,
   environment?: Readonly<Record<string, string | undefined>>
-) => Effect.Effect<LspDaemon.Identity, LspError.LspError, FileSystem.FileSystem | Path.Path> = DaemonIdentity.identify
+) => Effect.Effect<LspDaemon.Identity, LspError.LspConfigurationError, FileSystem.FileSystem | Path.Path> =
+  DaemonIdentity.identify
 
 /**
  * Whether the daemon for `source` answers now, with the expected identity; never starts one. `Left` carries the
@@ -87,7 +92,7 @@ export const findDaemon: (
 ) => Effect.Effect<
   Either.Either<
     { readonly path: string; readonly identity: LspDaemon.Identity },
-    { readonly path: string; readonly error?: LspError.LspError }
+    { readonly path: string; readonly error?: LspError.LspConfigurationError | LspError.LspRemoteError }
   >,
-  LspError.LspError
+  LspError.LspConfigurationError | LspError.LspRemoteError
 > = Daemon.find

@@ -18,7 +18,10 @@ import * as Layer from "effect/Layer"
 import * as RemoteTarget from "./internal/remoteTarget.js"
 import * as LspConfigFile from "./LspConfigFile.js"
 
-const remoteLayer = (remote: string, options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspError> =>
+const remoteLayer = (
+  remote: string,
+  options: LayerOptions
+): Layer.Layer<LspService.LspService, LspError.LspConfigurationError | LspError.LspRemoteError> =>
   Either.match(RemoteTarget.parse(remote), {
     onLeft: (message) => Layer.fail(LspError.invalidConfig(`remote: ${message}`)),
     onRight: (target) =>
@@ -29,6 +32,15 @@ const remoteLayer = (remote: string, options: LayerOptions): Layer.Layer<LspServ
         source: options.config === undefined ? { _tag: "Presets" } : { _tag: "Inline", config: options.config }
       })
   })
+
+/**
+ * What `layer` can fail with: a configuration that cannot be used (`LspConfigurationError`) or, with `remote`, a
+ * host that cannot be (`LspRemoteError`). Without `remote` only the first.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type LayerError = LspError.LspConfigurationError | LspError.LspRemoteError
 
 /**
  * @since 0.1.0
@@ -74,7 +86,9 @@ export interface LayerOptions {
 
 // The service is built right here, so it cannot have been shut down while the host registers its providers:
 // the registration's LSP_DISPOSED cannot happen.
-const localLayer = (options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspConfigurationError> =>
+const localLayer = (
+  options: LayerOptions
+): Layer.Layer<LspService.LspService | LspService.LspLocalService, LspError.LspConfigurationError> =>
   Layer.unwrapEffect(
     Effect.map(
       options.config === undefined
@@ -83,7 +97,7 @@ const localLayer = (options: LayerOptions): Layer.Layer<LspService.LspService, L
       (config) => LspStdio.layer(config, options.stdio)
     )
   ).pipe(
-    Layer.provideMerge(LspService.layer),
+    Layer.provideMerge(LspService.layerLocal),
     Layer.catchAll((error) => error._tag === "LspOperationError" ? Layer.die(error) : Layer.fail(error)),
     Layer.provide(NodeContext.layer)
   )
@@ -92,19 +106,21 @@ const localLayer = (options: LayerOptions): Layer.Layer<LspService.LspService, L
  * The `LspService` with one provider per configured language server, running on this machine
  * (`NodeContext`). Servers start on the first query that needs them and stop when the Layer is released.
  * Fails to build with `LSP_INVALID_CONFIG` or `LSP_EXECUTABLE_NOT_FOUND`, an `LspConfigurationError` (its type
- * says so). With `remote`, the `LspService` of that host instead (`LSP_REMOTE_UNAVAILABLE`,
- * `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE`, an `LspRemoteError`, when it cannot be used;
- * `LSP_INVALID_CONFIG` for a bad `remote`, token or CA file; for `"auto"`, whatever starting the daemon failed
- * with): typed `LspError`, every family; releasing the Layer then closes the connection, not the host.
+ * says so). It offers the same seam as `LspService.LspLocalService` too, whose queries are typed without
+ * `LspRemoteError` (`LspService.queryLocal`). With `remote`, the `LspService` of that host instead, failing with
+ * `LayerError`: `LSP_REMOTE_UNAVAILABLE`, `LSP_REMOTE_UNAUTHORIZED` or `LSP_REMOTE_INCOMPATIBLE` (an
+ * `LspRemoteError`) when it cannot be used, also when the `"auto"` daemon does not come up; `LSP_INVALID_CONFIG`
+ * for a bad `remote`, token or CA file, a configuration the daemon cannot be given, or no `lsp-seam` command to
+ * start it with. Releasing the Layer then closes the connection, not the host.
  *
  * @since 0.1.0
  * @category layers
  */
 export function layer(
   options?: LayerOptions & { readonly remote?: undefined }
-): Layer.Layer<LspService.LspService, LspError.LspConfigurationError>
-export function layer(options: LayerOptions): Layer.Layer<LspService.LspService, LspError.LspError>
-export function layer(options: LayerOptions = {}): Layer.Layer<LspService.LspService, LspError.LspError> {
+): Layer.Layer<LspService.LspService | LspService.LspLocalService, LspError.LspConfigurationError>
+export function layer(options: LayerOptions): Layer.Layer<LspService.LspService, LayerError>
+export function layer(options: LayerOptions = {}): Layer.Layer<LspService.LspService, LayerError> {
   return options.remote !== undefined ? remoteLayer(options.remote, options) : localLayer(options)
 }
 
@@ -140,7 +156,7 @@ const checkFields = (options: LayerOptions): Either.Either<LayerOptions, ConfigE
  */
 export const layerConfig = (
   options: Config.Config.Wrap<LayerOptions>
-): Layer.Layer<LspService.LspService, LspError.LspError | ConfigError.ConfigError> =>
+): Layer.Layer<LspService.LspService, LayerError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(options).pipe(Config.mapOrFail(checkFields)), (read) => layer(read)))
 
 /**
@@ -157,16 +173,22 @@ export interface ToolLayerOptions extends LayerOptions {
 /**
  * The handler of the `lsp` tool for an `@effect/ai` agent, with everything it needs: merge it and pass
  * `LspAiTool.LspToolkit` to `LanguageModel.generateText` (`LspAiTool.makeToolkit(operations)` when
- * `tool.operations` offers fewer than all).
+ * `tool.operations` offers fewer than all). Fails to build as `layer` does, or with `LSP_INVALID_CONFIG` for the
+ * `tool` options: without `remote`, only with an `LspConfigurationError`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerTool = (options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError> =>
-  LspAiTool.layer(options.tool).pipe(
+export function layerTool(
+  options: ToolLayerOptions & { readonly remote?: undefined }
+): Layer.Layer<Tool.Handler<"lsp">, LspError.LspConfigurationError>
+export function layerTool(options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LayerError>
+export function layerTool(options: ToolLayerOptions): Layer.Layer<Tool.Handler<"lsp">, LayerError> {
+  return LspAiTool.layer(options.tool).pipe(
     Layer.provide(LspSession.layer(options.workingDirectory)),
     Layer.provide(layer(options))
   )
+}
 
 /**
  * @since 0.1.0

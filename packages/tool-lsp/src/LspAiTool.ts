@@ -117,7 +117,7 @@ export const makeToolkit = (operations: LspToolInput.Operations): typeof LspTool
  */
 export const layer = (
   config?: LspToolConfig.LspToolConfigInput
-): Layer.Layer<Tool.Handler<"lsp">, LspError.LspError, LspService.LspService | LspSession> =>
+): Layer.Layer<Tool.Handler<"lsp">, LspError.LspConfigurationError, LspService.LspService | LspSession> =>
   LspToolkit.toLayer(Effect.gen(function*() {
     const resolved = yield* LspToolConfig.make(config)
     const context = Context.pick(LspService.LspService, LspSession)(

@@ -89,7 +89,7 @@ export const textResult = (text: string): McpSchema.CallToolResult =>
  */
 export const addTool = (
   config?: LspToolConfig.LspToolConfigInput
-): Effect.Effect<void, LspError.LspError, McpServer.McpServer | LspService.LspService | LspSession> =>
+): Effect.Effect<void, LspError.LspConfigurationError, McpServer.McpServer | LspService.LspService | LspSession> =>
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
     const resolved = yield* LspToolConfig.make(config)
@@ -116,5 +116,5 @@ export const addTool = (
  */
 export const layer = (
   config?: LspToolConfig.LspToolConfigInput
-): Layer.Layer<never, LspError.LspError, LspService.LspService | LspSession> =>
+): Layer.Layer<never, LspError.LspConfigurationError, LspService.LspService | LspSession> =>
   Layer.effectDiscard(addTool(config)).pipe(Layer.provide(McpServer.McpServer.layer))

@@ -86,7 +86,7 @@ const decodeEither = Schema.decodeUnknownEither(LspToolConfig, { onExcessPropert
  * @since 0.1.0
  * @category constructors
  */
-export const decode = (input?: unknown): Either.Either<LspToolConfig, LspError.LspError> =>
+export const decode = (input?: unknown): Either.Either<LspToolConfig, LspError.LspConfigurationError> =>
   decodeEither(input === undefined ? {} : input).pipe(
     Either.mapLeft((error) =>
       LspError.invalidConfig(
@@ -104,7 +104,8 @@ export const decode = (input?: unknown): Either.Either<LspToolConfig, LspError.L
  * @since 0.1.0
  * @category constructors
  */
-export const make = (input?: LspToolConfigInput): Effect.Effect<LspToolConfig, LspError.LspError> => decode(input)
+export const make = (input?: LspToolConfigInput): Effect.Effect<LspToolConfig, LspError.LspConfigurationError> =>
+  decode(input)
 
 /**
  * The default configuration.

@@ -294,7 +294,7 @@ export const jsonSchema: JSONSchema.JsonSchema7 = jsonSchemaFor(allOperations)
 export const validate: (
   input: unknown,
   operations?: Operations
-) => Either.Either<LspToolInput, LspError.LspError> = Validate.validate
+) => Either.Either<LspToolInput, LspError.LspArgumentsError> = Validate.validate
 
 /**
  * One-based tool position → zero-based seam position.

@@ -144,21 +144,22 @@ export const failWhenUnavailable = (
   health: SubscriptionRef.SubscriptionRef<LspClusterHealth.Health>,
   after: Duration.Duration,
   workspaceRoot: string
-): Effect.Effect<never, LspError.LspError> =>
+): Effect.Effect<never, LspError.LspRemoteError> =>
   Effect.flatMap(Clock.currentTimeMillis, (started) =>
     health.changes.pipe(
       Stream.flatMap((state) =>
         state._tag === "Available"
           ? Stream.never
           : Stream.fromEffect(Effect.as(
-            Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              Effect.sleep(Math.max(0, Math.max(started, state.since) + Duration.toMillis(after) - now))),
+            Effect.flatMap(
+              Clock.currentTimeMillis,
+              (now) => Effect.sleep(Math.max(0, Math.max(started, state.since) + Duration.toMillis(after) - now))
+            ),
             state.outage
           )), { switch: true }),
       Stream.runHead,
       Effect.flatMap(Option.match({
-        onNone: () =>
-          Effect.never,
+        onNone: () => Effect.never,
         onSome: (outage) =>
           LspError.remoteUnavailable(
             `The lsp-seam cluster cannot answer for the workspace ${JSON.stringify(workspaceRoot)}: ` +

@@ -110,7 +110,7 @@ export const runner = (options: {
   readonly tls: { readonly cert: string; readonly key: string; readonly ca: string | undefined } | undefined
 }): Layer.Layer<
   Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage,
-  SocketServer.SocketServerError | LspError.LspError,
+  SocketServer.SocketServerError | LspError.LspConfigurationError | LspError.LspRemoteError,
   SqlClient.SqlClient
 > => {
   const clientProtocol = Transport.layerClientProtocol({
@@ -151,7 +151,7 @@ export const runner = (options: {
 /** A client: sends to the runners the storage lists (with `security`, as the runners expect), runs no entity. */
 export const client = (security: Transport.Security): Layer.Layer<
   Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | RunnerStorage.RunnerStorage,
-  LspError.LspError,
+  LspError.LspConfigurationError | LspError.LspRemoteError,
   SqlClient.SqlClient
 > =>
   SocketRunner.layerClientOnly.pipe(

@@ -59,7 +59,7 @@ const loosePaths = (filename: string): ReadonlyArray<string> => {
 export const prepare = (
   filename: string,
   options: { readonly allowWritableByOthers: boolean }
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspConfigurationError> =>
   Effect.gen(function*() {
     const loose = loosePaths(filename)
     if (loose.length > 0 && !options.allowWritableByOthers) {

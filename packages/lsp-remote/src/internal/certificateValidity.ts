@@ -17,7 +17,7 @@ const parse = (pem: string): Crypto.X509Certificate | undefined => {
 }
 
 /** Fails with `LSP_INVALID_CONFIG` when the (first) certificate of `pem` has expired or is not valid yet. */
-export const check = (pem: string, flag: string): Effect.Effect<void, LspError.LspError> =>
+export const check = (pem: string, flag: string): Effect.Effect<void, LspError.LspConfigurationError> =>
   Effect.gen(function*() {
     const certificate = parse(pem)
     if (certificate === undefined) return

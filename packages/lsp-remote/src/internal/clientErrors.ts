@@ -61,7 +61,7 @@ const tlsReason = (code: string): string =>
       "with --ca-file (caFile), or use a certificate the system trusts"
 
 // `cause`: what the socket reported (an RpcClientError's cause, or a socket error itself).
-const fromTransport = (cause: unknown, where: string): LspError.LspError => {
+const fromTransport = (cause: unknown, where: string): LspError.LspRemoteError => {
   const { errno, socketOwner, status401, tls } = facts(cause)
   if (socketOwner !== undefined) {
     return LspError.remoteUnavailable(
@@ -117,7 +117,7 @@ const speaksTls = (host: string, port: number): Effect.Effect<boolean> =>
  * refused or timed out: when the port speaks TLS, say so and name the URL to use, rather than suggesting to start
  * a host that is running. A silent port is not probed: the caller's connect timeout has been spent already.
  */
-const withTlsHint = (where: string, error: LspError.LspError): Effect.Effect<LspError.LspError> => {
+const withTlsHint = (where: string, error: LspError.LspRemoteError): Effect.Effect<LspError.LspRemoteError> => {
   const url = URL.canParse(where) ? new URL(where) : undefined
   const errno = error.detail?.errno
   if (

@@ -49,7 +49,7 @@ const isInside = (root: string, candidate: string): boolean => {
 /** Each root as an existing directory's canonical path; anything else is `LSP_INVALID_CONFIG`. */
 export const resolveRoots = (
   roots: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<string>, LspError.LspError> =>
+): Effect.Effect<ReadonlyArray<string>, LspError.LspConfigurationError> =>
   Effect.forEach(roots, (root) =>
     Effect.try({
       try: () => {
@@ -72,7 +72,7 @@ export const resolveRoots = (
 export const admit = (
   roots: ReadonlyArray<string>,
   workspaceRoot: string
-): Effect.Effect<string, LspError.LspError> =>
+): Effect.Effect<string, LspError.LspRemoteError> =>
   Effect.suspend(() => {
     const canonical = workspaceRoot.length === 0 || workspaceRoot.includes("\0")
       ? undefined
@@ -99,7 +99,7 @@ export const admitFile = (
   roots: ReadonlyArray<string>,
   workspace: string,
   filePath: string
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspRemoteError> =>
   Effect.suspend(() => {
     if (filePath.length === 0 || filePath.includes("\0")) return Effect.void
     const absolute = Path.isAbsolute(filePath) ? filePath : `${workspace}${Path.sep}${filePath}`

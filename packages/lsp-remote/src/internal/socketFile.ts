@@ -34,7 +34,7 @@ const refuse = (message: string, path: string) => LspError.invalidConfig(message
 export const bindPrivately = <A, E, R>(
   path: string,
   bind: (temporary: string) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | LspError.LspError, R | Scope.Scope> =>
+): Effect.Effect<A, E | LspError.LspConfigurationError, R | Scope.Scope> =>
   Effect.gen(function*() {
     const staging = yield* Effect.acquireRelease(
       Effect.try({
@@ -78,7 +78,7 @@ const answers = (path: string): Effect.Effect<boolean> =>
   }).pipe(Effect.timeoutTo({ duration: "2 seconds", onSuccess: (up) => up, onTimeout: () => true }))
 
 /** Makes way for a new socket at `path`: removes a stale one, refuses a live one or any other file. */
-export const clearStaleSocket = (path: string): Effect.Effect<void, LspError.LspError> =>
+export const clearStaleSocket = (path: string): Effect.Effect<void, LspError.LspConfigurationError> =>
   Effect.gen(function*() {
     const stats = yield* Effect.try({
       try: () => lstat(path),

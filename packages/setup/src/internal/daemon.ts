@@ -53,7 +53,7 @@ const sibling = (socket: string, suffix: string) => socket.replace(/\.sock$/, su
 type Probe =
   | { readonly _tag: "Ready"; readonly pid: number }
   | { readonly _tag: "Absent" }
-  | { readonly _tag: "Failed"; readonly error: LspError.LspError }
+  | { readonly _tag: "Failed"; readonly error: LspError.LspConfigurationError | LspError.LspRemoteError }
 
 /** Greets whatever listens on the socket, expecting this identity. */
 export const probe = (path: string, identity: DaemonIdentity.Identity): Effect.Effect<Probe> =>
@@ -74,7 +74,9 @@ export const probe = (path: string, identity: DaemonIdentity.Identity): Effect.E
     )
   )
 
-const incompatible = (error: LspError.LspError): LspError.LspError => {
+const incompatible = (
+  error: LspError.LspConfigurationError | LspError.LspRemoteError
+): LspError.LspConfigurationError | LspError.LspRemoteError => {
   const pid = typeof error.detail?.pid === "number" ? error.detail.pid : undefined
   return LspError.make(
     error.code,
@@ -190,7 +192,7 @@ const lstatOrUndefined = (path: string): Fs.Stats | undefined => {
  * this process keeps it open, released by the kernel when the process dies. A socket nothing accepts on, or
  * a file of any other kind, is stale and replaced; a holder that does not greet as lsp-seam is never waited on.
  */
-const takeLock = (lockPath: string): Effect.Effect<Lock, LspError.LspError> =>
+const takeLock = (lockPath: string): Effect.Effect<Lock, LspError.LspConfigurationError | LspError.LspRemoteError> =>
   Effect.gen(function*() {
     for (let attempt = 0; attempt < 3; attempt++) {
       const bound = yield* bindLock(lockPath)
@@ -310,7 +312,7 @@ const waitReady = <E>(
 export const ensure = (
   source: DaemonIdentity.ConfigSource,
   environment: NodeJS.ProcessEnv = process.env
-): Effect.Effect<Daemon, LspError.LspError> =>
+): Effect.Effect<Daemon, LspError.LspConfigurationError | LspError.LspRemoteError> =>
   Effect.gen(function*() {
     const identity = yield* DaemonIdentity.identify(source, environment)
     const path = yield* socketPath(identity, environment)
@@ -421,8 +423,11 @@ export const find = (
   source: DaemonIdentity.ConfigSource,
   environment: NodeJS.ProcessEnv = process.env
 ): Effect.Effect<
-  Either.Either<Daemon, { readonly path: string; readonly error?: LspError.LspError }>,
-  LspError.LspError
+  Either.Either<
+    Daemon,
+    { readonly path: string; readonly error?: LspError.LspConfigurationError | LspError.LspRemoteError }
+  >,
+  LspError.LspConfigurationError | LspError.LspRemoteError
 > =>
   Effect.gen(function*() {
     const identity = yield* DaemonIdentity.identify(source, environment)

@@ -47,7 +47,7 @@ export const canonicalJson = (value: unknown): string => {
 }
 
 /** The configuration file's content without its `$schema` key (which lsp-seam ignores). */
-export const readConfigFile = (path: string): Effect.Effect<unknown, LspError.LspError> =>
+export const readConfigFile = (path: string): Effect.Effect<unknown, LspError.LspConfigurationError> =>
   Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => Fs.readFileSync(path, "utf8"),
@@ -116,7 +116,7 @@ const identityOf = (
 export const identify = (
   source: ConfigSource,
   environment: Readonly<Record<string, string | undefined>> = process.env
-): Effect.Effect<Identity, LspError.LspError, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Identity, LspError.LspConfigurationError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const { version } = yield* DaemonProgram.find()
     const config = source._tag === "File"

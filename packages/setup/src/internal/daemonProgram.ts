@@ -48,7 +48,7 @@ export const findSync = (): Program | undefined => found ??= read()
  * `findSync`, failing with `LSP_INVALID_CONFIG` (what to install) when there is no command to start. A function,
  * not a value: an Effect built when the module loads would keep the runtime in the command's bundled edge.
  */
-export const find = (): Effect.Effect<Program, LspError.LspError> => {
+export const find = (): Effect.Effect<Program, LspError.LspConfigurationError> => {
   const program = findSync()
   return program !== undefined ? Effect.succeed(program) : Effect.fail(LspError.invalidConfig(
     "remote: \"auto\" runs the per-user daemon, which is `lsp-seam serve` of @lsp-seam/cli, and @lsp-seam/cli " +

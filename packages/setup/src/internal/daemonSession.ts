@@ -22,7 +22,7 @@ interface Connection {
   readonly scope: Scope.CloseableScope
 }
 
-const isUnavailable = (error: LspError.LspError) => error.code === "LSP_REMOTE_UNAVAILABLE"
+const isUnavailable = (error: { readonly code: LspError.LspErrorCode }) => error.code === "LSP_REMOTE_UNAVAILABLE"
 
 /**
  * The `LspService` (and `LspRemoteClient`) of the daemon for `source`. Building it finds or starts the daemon
@@ -31,19 +31,24 @@ const isUnavailable = (error: LspError.LspError) => error.code === "LSP_REMOTE_U
 export const layer = (
   source: DaemonIdentity.ConfigSource,
   environment: NodeJS.ProcessEnv = process.env
-): Layer.Layer<LspService.LspService | LspRemoteClient.LspRemoteClient, LspError.LspError> =>
+): Layer.Layer<
+  LspService.LspService | LspRemoteClient.LspRemoteClient,
+  LspError.LspConfigurationError | LspError.LspRemoteError
+> =>
   Layer.scopedContext(Effect.gen(function*() {
     const { Client } = yield* RemoteModules.load
 
-    const connect: Effect.Effect<Connection, LspError.LspError> = Effect.gen(function*() {
-      const daemon = yield* Daemon.ensure(source, environment)
-      const scope = yield* Scope.make()
-      const client = yield* Client.make({
-        transport: Client.socket(daemon.path),
-        expect: { version: daemon.identity.version, fingerprint: daemon.identity.fingerprint }
-      }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
-      return { client, scope }
-    })
+    const connect: Effect.Effect<Connection, LspError.LspConfigurationError | LspError.LspRemoteError> = Effect.gen(
+      function*() {
+        const daemon = yield* Daemon.ensure(source, environment)
+        const scope = yield* Scope.make()
+        const client = yield* Client.make({
+          transport: Client.socket(daemon.path),
+          expect: { version: daemon.identity.version, fingerprint: daemon.identity.fingerprint }
+        }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+        return { client, scope }
+      }
+    )
 
     const current = yield* SynchronizedRef.make(yield* connect)
     yield* Effect.addFinalizer(() =>
@@ -59,16 +64,18 @@ export const layer = (
           ? Effect.succeed(now)
           : Effect.zipRight(Scope.close(failed.scope, Exit.void), connect))
 
-    const withRestart = <A>(
-      use: (client: LspRemoteClient.LspRemoteClientShape) => Effect.Effect<A, LspError.LspError>
-    ): Effect.Effect<A, LspError.LspError> =>
-      Effect.flatMap(
-        SynchronizedRef.get(current),
-        (connection) =>
-          Effect.catchIf(use(connection.client), isUnavailable, () =>
-            Effect.flatMap(replace(connection), (replacement) =>
-              use(replacement.client)))
-      )
+    // A restart may fail to start the daemon (LspConfigurationError) or to reach it (LspRemoteError).
+    type Restarted<A, E> = Effect.Effect<A, E | LspError.LspConfigurationError | LspError.LspRemoteError>
+    const withRestart = <A, E extends LspError.LspError>(
+      use: (client: LspRemoteClient.LspRemoteClientShape) => Effect.Effect<A, E>
+    ): Restarted<A, E> =>
+      Effect.flatMap(SynchronizedRef.get(current), (connection) => {
+        const first: Restarted<A, E> = use(connection.client)
+        return Effect.catchAll(first, (error): Restarted<A, E> =>
+          isUnavailable(error)
+            ? Effect.flatMap(replace(connection), (replacement) => use(replacement.client))
+            : Effect.fail(error))
+      })
 
     const first = yield* SynchronizedRef.get(current)
     const client: LspRemoteClient.LspRemoteClientShape = {

@@ -66,7 +66,7 @@ export interface TokenOptions {
 }
 
 /** The CA certificates of `--ca-file`, when given: a readable PEM file, else `LSP_INVALID_CONFIG`. */
-export const resolveCa = (options: TokenOptions): Effect.Effect<string | undefined, LspError.LspError> =>
+export const resolveCa = (options: TokenOptions): Effect.Effect<string | undefined, LspError.LspConfigurationError> =>
   options.caFile === undefined ? Effect.succeed(undefined) : Effect.try({
     try: () => {
       const text = Fs.readFileSync(NodePath.resolve(options.caFile!), "utf8")
@@ -93,8 +93,11 @@ export const webSocketTransport = (url: string, options: TokenOptions) =>
 export const resolveToken = (
   url: string,
   options: TokenOptions
-): Effect.Effect<Redacted.Redacted<string>, LspError.LspError> =>
-  Effect.flatMap(RemoteModules.load, ({ Auth }) => {
+): Effect.Effect<Redacted.Redacted<string>, LspError.LspConfigurationError | LspError.LspRemoteError> =>
+  Effect.flatMap(RemoteModules.load, ({ Auth }): Effect.Effect<
+    Redacted.Redacted<string>,
+    LspError.LspConfigurationError | LspError.LspRemoteError
+  > => {
     if (options.token !== undefined) return Auth.make(options.token)
     if (options.tokenFile !== undefined) return Auth.fromFile(NodePath.resolve(options.tokenFile))
     const value = process.env[tokenVariable]
@@ -118,7 +121,10 @@ export interface LayerOptions extends TokenOptions {
 export const layer = (
   remote: Remote,
   options: LayerOptions
-): Layer.Layer<LspService.LspService | LspRemoteClient.LspRemoteClient, LspError.LspError> =>
+): Layer.Layer<
+  LspService.LspService | LspRemoteClient.LspRemoteClient,
+  LspError.LspConfigurationError | LspError.LspRemoteError
+> =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const { Client: LspRemoteClient } = yield* RemoteModules.load
     switch (remote._tag) {

@@ -154,7 +154,7 @@ export const collect = (
     /** The query's workspace, which the result's paths are shown relative to. */
     readonly workspaceUri: string
   }
-): Effect.Effect<LspResult.LspDiagnosticsResult, LspError.LspError> =>
+): Effect.Effect<LspResult.LspDiagnosticsResult, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const workspaceUri = options.workspaceUri
     const pull = Effect.gen(function*() {

@@ -54,7 +54,7 @@ export const malformed = (
   operation: LspQuery.LspProviderOperation,
   problem: string,
   where?: string
-): LspError.LspError =>
+): LspError.LspLocalError =>
   LspError.malformedResponse(
     `The language server's ${methodOf(operation)} answer is malformed: ${problem}. ` +
       "This is a server bug or an incompatible server; retrying will not help.",
@@ -68,7 +68,7 @@ export const decodeAt = <A, I>(
   what: string,
   where: string,
   input: unknown
-): Either.Either<A, LspError.LspError> =>
+): Either.Either<A, LspError.LspLocalError> =>
   Either.mapLeft(LspDecode.decodeUnknownEither(schema, { errors: "all" })(input), (error) => {
     const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
       .map((issue) => `result${where}${formatPath(issue.path)}: ${issue.message}`)
@@ -98,7 +98,7 @@ export const decodeLocation = (
   operation: LspQuery.LspProviderOperation,
   where: string,
   entry: unknown
-): Either.Either<LspResult.LspLocation, LspError.LspError> => {
+): Either.Either<LspResult.LspLocation, LspError.LspLocalError> => {
   if (isRecord(entry) && isUri(entry.uri)) {
     const range = rangeOf(entry.range)
     if (range !== undefined) return Either.right({ uri: entry.uri, range })
@@ -111,7 +111,7 @@ export const decodeLocationLink = (
   operation: LspQuery.LspProviderOperation,
   where: string,
   entry: unknown
-): Either.Either<LspResult.LspLocation, LspError.LspError> => {
+): Either.Either<LspResult.LspLocation, LspError.LspLocalError> => {
   if (isRecord(entry) && isUri(entry.targetUri)) {
     const origin = "originSelectionRange" in entry ? rangeOf(entry.originSelectionRange) : null
     const target = rangeOf(entry.targetRange) !== undefined ? rangeOf(entry.targetSelectionRange) : undefined
@@ -141,7 +141,7 @@ export const unwrap = (raw: unknown): Option.Option<unknown> =>
 export const normalizeLocations = (
   raw: unknown,
   operation: LspQuery.LspProviderOperation
-): Either.Either<ReadonlyArray<LspResult.LspLocation>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspLocation>, LspError.LspLocalError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed(operation, "the response has no result"))
   const value = result.value
@@ -195,7 +195,7 @@ export const codeBlock = (language: string, code: string): string => {
   return `${fence}${info}\n${code}${code.endsWith("\n") ? "" : "\n"}${fence}`
 }
 
-type Part = Either.Either<string | null, LspError.LspError>
+type Part = Either.Either<string | null, LspError.LspLocalError>
 
 const markedString = (entry: unknown, where: string): Part => {
   if (typeof entry === "string") return Either.right(isEmpty(entry) ? null : entry)
@@ -241,7 +241,7 @@ const hoverContents = (contents: unknown): Part => {
  * language; an array joins its parts with one blank line. Empty or whitespace-only parts are skipped, and
  * contents that end up empty give `null`. A `range`, when present, must be a valid range.
  */
-export const normalizeHover = (raw: unknown): Either.Either<LspResult.LspHover | null, LspError.LspError> => {
+export const normalizeHover = (raw: unknown): Either.Either<LspResult.LspHover | null, LspError.LspLocalError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed("hover", "the response has no result"))
   const value = result.value

@@ -35,7 +35,7 @@ const item = (
   operation: Direction,
   raw: unknown,
   where: string
-): Either.Either<LspResult.LspCallItem, LspError.LspError> =>
+): Either.Either<LspResult.LspCallItem, LspError.LspLocalError> =>
   Either.map(
     decodeAt(CallHierarchyItem, operation, "expected a CallHierarchyItem", where, raw),
     ({ detail, kind, name, range, selectionRange, uri }) => ({
@@ -63,7 +63,7 @@ const array = (operation: Direction, raw: unknown, what: string) => {
 export const normalizePrepared = (
   operation: Direction,
   raw: unknown
-): Either.Either<ReadonlyArray<PreparedItem>, LspError.LspError> =>
+): Either.Either<ReadonlyArray<PreparedItem>, LspError.LspLocalError> =>
   Either.flatMap(array(operation, raw, "prepareCallHierarchy"), (entries) => {
     const out: Array<PreparedItem> = []
     for (let i = 0; i < entries.length; i++) {
@@ -92,7 +92,7 @@ export const normalizeCalls = (
   operation: Direction,
   prepared: LspResult.LspCallItem,
   raw: unknown
-): Either.Either<ReadonlyArray<LspResult.LspCall>, LspError.LspError> =>
+): Either.Either<ReadonlyArray<LspResult.LspCall>, LspError.LspLocalError> =>
   Either.flatMap(array(operation, raw, operation), (entries) => {
     const out: Array<LspResult.LspCall> = []
     for (let i = 0; i < entries.length; i++) {

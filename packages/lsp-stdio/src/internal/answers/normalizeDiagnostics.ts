@@ -37,7 +37,7 @@ export const normalizeItems = (
   uri: string,
   items: ReadonlyArray<unknown>,
   where: string
-): Either.Either<ReadonlyArray<LspResult.LspDiagnostic>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspDiagnostic>, LspError.LspLocalError> => {
   const out: Array<LspResult.LspDiagnostic> = []
   for (let i = 0; i < items.length; i++) {
     const decoded = decodeAt(Diagnostic, "diagnostics", "expected a Diagnostic", `${where}[${i}]`, items[i])
@@ -69,7 +69,7 @@ export const normalizeItems = (
 export const normalizeReport = (
   raw: unknown,
   uri: string
-): Either.Either<ReadonlyArray<LspResult.LspDiagnostic>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspDiagnostic>, LspError.LspLocalError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed("diagnostics", "the response has no result"))
   if (!isRecord(result.value)) {

@@ -33,7 +33,7 @@ export interface FlatEdit {
 const documentChange = (
   entry: unknown,
   where: string
-): Either.Either<FlatEdit, LspError.LspError> => {
+): Either.Either<FlatEdit, LspError.LspLocalError> => {
   const kind = isRecord(entry) ? entry.kind : undefined
   switch (kind) {
     case "create":
@@ -64,7 +64,7 @@ const documentChange = (
  * says they take precedence), else its `changes`. Annotated edits count as plain ones (their annotations are
  * not kept). Anything else is `LSP_MALFORMED_RESPONSE`.
  */
-export const normalizeWorkspaceEdit = (raw: unknown): Either.Either<FlatEdit, LspError.LspError> => {
+export const normalizeWorkspaceEdit = (raw: unknown): Either.Either<FlatEdit, LspError.LspLocalError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed("renamePreview", "the response has no result"))
   const value = result.value
@@ -108,7 +108,7 @@ const PrepareDefault = Schema.Struct({ defaultBehavior: Schema.Boolean })
  * What `textDocument/prepareRename` said: `true` when the position can be renamed (a range, a range with a
  * placeholder, or `{ defaultBehavior: true }`), `false` when it cannot (`null`, or `defaultBehavior: false`).
  */
-export const normalizePrepareRename = (raw: unknown): Either.Either<boolean, LspError.LspError> => {
+export const normalizePrepareRename = (raw: unknown): Either.Either<boolean, LspError.LspLocalError> => {
   const result = unwrap(raw)
   const problem = (text: string) =>
     malformed("renamePreview", `textDocument/prepareRename answered ${text}`, "prepareRename")
@@ -121,7 +121,7 @@ export const normalizePrepareRename = (raw: unknown): Either.Either<boolean, Lsp
       onRight: ({ defaultBehavior }) => defaultBehavior
     })
   }
-  const range: Either.Either<unknown, LspError.LspError> = isRecord(value) && "range" in value
+  const range: Either.Either<unknown, LspError.LspLocalError> = isRecord(value) && "range" in value
     ? decodeAt(PrepareRange, "renamePreview", "expected { range, placeholder }", "", value)
     : decodeAt(LspQuery.LspRange, "renamePreview", "expected a Range", "", value)
   return Either.mapBoth(range, {

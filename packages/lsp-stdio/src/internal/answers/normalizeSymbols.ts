@@ -89,7 +89,7 @@ const symbol = (fields: {
 const fromTree = (
   roots: ReadonlyArray<unknown>,
   uri: string
-): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspLocalError> => {
   interface Frame {
     readonly node: typeof DocumentSymbol.Type
     readonly where: string
@@ -100,7 +100,7 @@ const fromTree = (
     entries: ReadonlyArray<unknown>,
     where: string,
     path: ReadonlyArray<string>
-  ): Either.Either<ReadonlyArray<Frame>, LspError.LspError> => {
+  ): Either.Either<ReadonlyArray<Frame>, LspError.LspLocalError> => {
     const frames: Array<Frame> = []
     for (let i = 0; i < entries.length; i++) {
       const at = `${where}[${i}]`
@@ -143,7 +143,7 @@ const fromTree = (
  */
 const fromFlat = (
   entries: ReadonlyArray<unknown>
-): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspLocalError> => {
   const decoded: Array<typeof SymbolInformation.Type> = []
   for (let i = 0; i < entries.length; i++) {
     const entry = decodeAt(SymbolInformation, "documentSymbol", "expected a SymbolInformation", `[${i}]`, entries[i])
@@ -177,7 +177,7 @@ const fromFlat = (
 export const normalizeDocumentSymbols = (
   raw: unknown,
   uri: string
-): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspLocalError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed("documentSymbol", "the response has no result"))
   const value = result.value
@@ -204,7 +204,7 @@ export const normalizeDocumentSymbols = (
  */
 export const normalizeWorkspaceSymbols = (
   raw: unknown
-): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspError> => {
+): Either.Either<ReadonlyArray<LspResult.LspSymbol>, LspError.LspLocalError> => {
   const result = unwrap(raw)
   if (Option.isNone(result)) return Either.left(malformed("workspaceSymbol", "the response has no result"))
   const value = result.value

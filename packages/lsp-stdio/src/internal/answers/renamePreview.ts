@@ -29,7 +29,7 @@ const refused = (providerId: string, newName: string, why: string, detail: Recor
   )
 
 /** A request the server failed (not a missing method, not the wire): its refusal of this rename. */
-const refusedByServer = (providerId: string, newName: string) => (error: LspError.LspError) =>
+const refusedByServer = (providerId: string, newName: string) => (error: LspError.LspLocalError) =>
   error.code === "LSP_SERVER_ERROR" && !isUnknownMethod(error)
     ? refused(
       providerId,
@@ -92,7 +92,7 @@ export const preview = (
   providerId: string,
   request: { readonly uri: string; readonly position: LspQuery.LspPosition; readonly newName: string },
   context: PreviewContext
-): Effect.Effect<LspResult.LspEditsResult, LspError.LspError> =>
+): Effect.Effect<LspResult.LspEditsResult, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const { newName, position, uri } = request
     const refusal = refusedByServer(providerId, newName)

@@ -50,7 +50,7 @@ export const ask = (
   uri: string,
   /** The query's workspace, which the result's paths are shown relative to (the server may run below it). */
   workspaceUri: string
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> => {
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspLocalError> => {
   const request = (params: unknown) => instance.connection.request(methodOf(query.operation), params)
   switch (query.operation) {
     case "documentSymbol":

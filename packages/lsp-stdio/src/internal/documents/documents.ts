@@ -44,7 +44,7 @@ export interface DocumentRequest {
   readonly location: SourceLocation
   /** The file's text when the query has read it already; undefined when a retained document holds it unchanged. */
   readonly source: Source | undefined
-  readonly read: Effect.Effect<Source, LspError.LspError>
+  readonly read: Effect.Effect<Source, LspError.LspLocalError>
   readonly languageId: string
   readonly maxDocumentBytes: number
   readonly maxRetainedDocuments: number
@@ -116,7 +116,7 @@ export const put = (
   request: DocumentRequest,
   scope: Scope.Scope,
   beforeOpen: Effect.Effect<void> = Effect.void
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspLocalError> =>
   Effect.gen(function*() {
     if (request.mode === "retained") {
       // Registered first: an interruption during the refresh below still waits for the cancellation.

@@ -130,7 +130,7 @@ const refreshOthers = (
   except: string,
   canChange: boolean,
   onSent: (uri: string) => void
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspLocalError> =>
   Effect.gen(function*() {
     for (const document of (yield* Ref.get(set)).values()) {
       if (document.uri === except) continue
@@ -164,9 +164,9 @@ const refreshOthers = (
  * not wait for the server, so this cannot block.
  */
 const sendAndRecord = (
-  send: Effect.Effect<void, LspError.LspError>,
+  send: Effect.Effect<void, LspError.LspLocalError>,
   record: Effect.Effect<void>
-): Effect.Effect<void, LspError.LspError> => Effect.uninterruptible(Effect.zipRight(send, record))
+): Effect.Effect<void, LspError.LspLocalError> => Effect.uninterruptible(Effect.zipRight(send, record))
 
 const without = (map: ReadonlyMap<string, RetainedDocument>, uri: string) => {
   const next = new Map(map)
@@ -205,7 +205,7 @@ export const prepare = (
     readonly workspace: Workspace
     readonly location: SourceLocation
     readonly source: Source | undefined
-    readonly read: Effect.Effect<Source, LspError.LspError>
+    readonly read: Effect.Effect<Source, LspError.LspLocalError>
     readonly languageId: string
     readonly maxDocumentBytes: number
     readonly maxDocuments: number
@@ -214,7 +214,7 @@ export const prepare = (
     /** Told the URI of every document whose text this call sends (opened or changed), as it is queued. */
     readonly onSent?: (uri: string) => void
   }
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const { location } = options
     const canChange = acceptsChanges(options.sync)
@@ -231,7 +231,7 @@ export const prepare = (
     )
     const held = (yield* Ref.get(set)).get(location.uri)
     let current: RetainedDocument
-    let send: Effect.Effect<void, LspError.LspError> = Effect.void
+    let send: Effect.Effect<void, LspError.LspLocalError> = Effect.void
     let sent = false
     // A text the caller has read is never ignored: it may be newer than what its stat shows.
     if (options.source === undefined && held !== undefined && unchangedOnDisk(held, location)) {
@@ -282,7 +282,7 @@ export const pin = (
     readonly maxDocumentBytes: number
     readonly onSent?: (uri: string) => void
   }
-): Effect.Effect<void, LspError.LspError> =>
+): Effect.Effect<void, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const onSent = options.onSent ?? (() => {})
     for (const path of options.paths) {

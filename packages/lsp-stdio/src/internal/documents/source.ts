@@ -91,7 +91,7 @@ export const readSource = (
   workspace: Workspace,
   filePath: string,
   maxDocumentBytes: number
-): Effect.Effect<Source, LspError.LspError, Files | Path.Path> =>
+): Effect.Effect<Source, LspError.LspLocalError, Files | Path.Path> =>
   Effect.flatMap(fileServices, (services) => readSourceWith(services, workspace, filePath, maxDocumentBytes))
 
 /** `readSource` with the file services given. */
@@ -100,7 +100,7 @@ export const readSourceWith = (
   workspace: Workspace,
   filePath: string,
   maxDocumentBytes: number
-): Effect.Effect<Source, LspError.LspError> =>
+): Effect.Effect<Source, LspError.LspLocalError> =>
   Effect.flatMap(
     locateSourceWith(services, workspace, filePath, maxDocumentBytes),
     (location) => readLocatedWith(services, location, maxDocumentBytes)
@@ -171,7 +171,7 @@ export const locateSourceWith = (
   workspace: Workspace,
   filePath: string,
   maxDocumentBytes: number
-): Effect.Effect<SourceLocation, LspError.LspError> =>
+): Effect.Effect<SourceLocation, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const { detail, shown } = describe({ filePath, workspacePath: workspace.path })
     if (filePath.length === 0) {
@@ -229,7 +229,7 @@ export const readLocatedWith = (
   { files: fs }: FileServices,
   location: SourceLocation,
   maxDocumentBytes: number
-): Effect.Effect<Source, LspError.LspError> =>
+): Effect.Effect<Source, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const { detail, shown } = describe(location)
     // The path may have been replaced between stat and open; the open file's own stat is checked again,

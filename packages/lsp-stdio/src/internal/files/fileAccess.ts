@@ -58,8 +58,8 @@ export interface FileAccess {
   readonly read: (
     path: string,
     limit: number,
-    check: (info: FileInfo) => LspError.LspError | undefined
-  ) => Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspError>
+    check: (info: FileInfo) => LspError.LspLocalError | undefined
+  ) => Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspLocalError>
 }
 
 /** The file access of the current query. */
@@ -228,8 +228,8 @@ const descriptorPath = (fd: number): string | undefined => {
 const readOpen = (
   fd: number,
   limit: number,
-  check: (info: FileInfo) => LspError.LspError | undefined
-): Effect.Effect<Option.Option<Uint8Array>, LspError.LspError> => {
+  check: (info: FileInfo) => LspError.LspLocalError | undefined
+): Effect.Effect<Option.Option<Uint8Array>, LspError.LspLocalError> => {
   const info = { ...nodeInfo(NodeFs.fstatSync(fd)), openedPath: descriptorPath(fd) }
   const refused = check(info)
   if (refused !== undefined) return Effect.fail(refused)
@@ -266,7 +266,7 @@ export const local: FileAccess = {
     }),
   // Open, read and close in one synchronous step: no interruption can fall between them and leak the file.
   read: (path, limit, check) =>
-    Effect.suspend((): Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspError> => {
+    Effect.suspend((): Effect.Effect<Option.Option<Uint8Array>, FileError | LspError.LspLocalError> => {
       let fd: number
       try {
         fd = NodeFs.openSync(path, READ_FLAGS)
@@ -288,5 +288,6 @@ export const layerLocal: Layer.Layer<Files> = Layer.succeed(Files, local)
 
 /** A failure as `LspError`: `LspError`s pass, file errors become `onFileError`'s. */
 export const orLspError =
-  (onFileError: (error: FileError) => LspError.LspError) => (error: FileError | LspError.LspError): LspError.LspError =>
-    LspError.isLspError(error) ? error : onFileError(error)
+  (onFileError: (error: FileError) => LspError.LspLocalError) =>
+  (error: FileError | LspError.LspLocalError): LspError.LspLocalError =>
+    LspError.isLspLocalError(error) ? error : onFileError(error)

@@ -10,11 +10,11 @@ import * as Effect from "effect/Effect"
  * The `file:` URI of an absolute path. A relative path is `LSP_INVALID_ARGUMENTS`: it would silently be
  * resolved against the host's working directory.
  */
-export const fileUri = (absolutePath: string): Effect.Effect<string, LspError.LspError, Path.Path> =>
+export const fileUri = (absolutePath: string): Effect.Effect<string, LspError.LspLocalError, Path.Path> =>
   Effect.flatMap(Path.Path, (path) => fileUriWith(path, absolutePath))
 
 /** `fileUri` with the `Path` service given. */
-export const fileUriWith = (path: Path.Path, absolutePath: string): Effect.Effect<string, LspError.LspError> =>
+export const fileUriWith = (path: Path.Path, absolutePath: string): Effect.Effect<string, LspError.LspLocalError> =>
   path.isAbsolute(absolutePath)
     ? Effect.map(
       Effect.mapError(
@@ -32,7 +32,7 @@ export const fileUriWith = (path: Path.Path, absolutePath: string): Effect.Effec
  * The absolute path of a `file:` URI. Anything else (another scheme, an unparsable URI, a URI the platform
  * cannot map to a path) is `LSP_INVALID_ARGUMENTS`.
  */
-export const uriToPath = (uri: string): Effect.Effect<string, LspError.LspError, Path.Path> =>
+export const uriToPath = (uri: string): Effect.Effect<string, LspError.LspLocalError, Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const url = URL.canParse(uri) ? new URL(uri) : undefined

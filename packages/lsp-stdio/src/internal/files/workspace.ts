@@ -39,14 +39,14 @@ export const describeRealPathFailure = (error: FileError): { readonly missing: b
  */
 export const resolveWorkspace = (
   root: string
-): Effect.Effect<Workspace, LspError.LspError, Files | Path.Path> =>
+): Effect.Effect<Workspace, LspError.LspSourceError, Files | Path.Path> =>
   Effect.flatMap(fileServices, (services) => resolveWorkspaceWith(services, root))
 
 /** `resolveWorkspace` with the file services given. */
 export const resolveWorkspaceWith = (
   { files: fs, path }: FileServices,
   root: string
-): Effect.Effect<Workspace, LspError.LspError> =>
+): Effect.Effect<Workspace, LspError.LspSourceError> =>
   Effect.gen(function*() {
     const shown = JSON.stringify(root)
     const invalid = (reason: string) =>

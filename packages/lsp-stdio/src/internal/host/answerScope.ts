@@ -82,7 +82,7 @@ export const open = (
   instance: ServerInstance.ServerInstance,
   root: Workspace,
   asked: string
-): Effect.Effect<Scope | undefined, LspError.LspError> =>
+): Effect.Effect<Scope | undefined, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const bound = spec.config.excludedFiles
     if (bound === null || spec.config.documentSync !== "retained") return undefined
@@ -190,7 +190,7 @@ export const completeRename = (
   uri: string,
   scope: Scope,
   result: LspResult.LspEditsResult
-): Effect.Effect<LspResult.LspEditsResult, LspError.LspError> =>
+): Effect.Effect<LspResult.LspEditsResult, LspError.LspLocalError> =>
   Effect.gen(function*() {
     if (scope.opened.size === 0) return result
     const { services, workspace } = asking

@@ -28,7 +28,7 @@ import * as ProjectModel from "./projectModel.js"
 import * as Projects from "./projects.js"
 
 /** The method a "method not found" was about. */
-const methodOf = (error: LspError.LspError) => error.reason?._tag === "MethodNotFound" ? error.reason.method : "?"
+const methodOf = (error: LspError.LspLocalError) => error.reason?._tag === "MethodNotFound" ? error.reason.method : "?"
 
 /** The server a query is for, and what the host gives every step. */
 export interface Target {
@@ -52,7 +52,7 @@ const checkSupport = (
   spec: ServerInstance.ServerSpec,
   instance: ServerInstance.ServerInstance,
   operation: LspQuery.LspProviderOperation
-): Effect.Effect<void, LspError.LspError> => {
+): Effect.Effect<void, LspError.LspLocalError> => {
   const capability = capabilityOf(operation)
   // Diagnostics are pulled where the server offers them, and otherwise waited for as it pushes them.
   if (operation !== "diagnostics" && !advertised(instance.capabilities[capability])) {
@@ -100,7 +100,7 @@ const documentRequest = (
   maxDocumentBytes: spec.config.maxDocumentBytes,
   maxRetainedDocuments: spec.config.maxRetainedDocuments,
   // After a transport failure the server is evicted: its documents are moot.
-  abandons: (error) => Errors.isLspError(error) && isTransportFailure(error)
+  abandons: (error) => Errors.isLspLocalError(error) && isTransportFailure(error)
 })
 
 /** Another file of the workspace put on the server as a document of the query (asked from another project). */
@@ -312,7 +312,7 @@ export const attempt = (
   query: LspQuery.LspProviderQuery,
   located: Located,
   scope: Scope.Scope
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const { key, servers, spec } = target
     const instance = yield* servers.lease(spec, key, scope)

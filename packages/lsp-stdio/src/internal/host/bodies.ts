@@ -30,7 +30,7 @@ export interface BodyContext {
   readonly documentSymbols: (
     path: string,
     languageId: string
-  ) => Effect.Effect<LspResult.LspQueryResult, LspError.LspError>
+  ) => Effect.Effect<LspResult.LspQueryResult, LspError.LspLocalError>
 }
 
 type Range = LspQuery.LspRange

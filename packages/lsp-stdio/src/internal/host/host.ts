@@ -49,7 +49,10 @@ export const makeProviders = (
   world: ProcessWorld,
   options: { readonly maxServers: number; readonly maxMemory: string | number }
 ): Effect.Effect<
-  { readonly providers: ReadonlyArray<LspProvider.LspProvider>; readonly host: StdioStatusShape },
+  {
+    readonly providers: ReadonlyArray<LspProvider.LspProvider<LspError.LspLocalError>>
+    readonly host: StdioStatusShape
+  },
   never,
   Scope.Scope | Platform
 > =>

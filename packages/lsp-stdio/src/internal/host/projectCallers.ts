@@ -66,7 +66,7 @@ export interface CallerDocument {
 export const callersOf = (
   instance: ServerInstance.ServerInstance,
   document: CallerDocument
-): Effect.Effect<ReadonlyArray<LspResult.LspCall>, LspError.LspError> =>
+): Effect.Effect<ReadonlyArray<LspResult.LspCall>, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const sites = document.sites.filter((range) => isCallSite(document.lines, range, document.jsx))
     if (sites.length === 0) return []

@@ -80,7 +80,7 @@ export const lend = (
   instance: ServerInstance.ServerInstance,
   workspace: Workspace,
   location: SourceLocation
-): Effect.Effect<LspResult.IncompleteReason | undefined, LspError.LspError> =>
+): Effect.Effect<LspResult.IncompleteReason | undefined, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const markers = spec.config.projectMarkers
     const bound = spec.config.looseFiles

@@ -85,7 +85,7 @@ export interface Loading {
   /** When opening was deferred and some projects are not held yet: those projects, and the opening. */
   readonly deferred: {
     readonly projects: ReadonlyArray<string>
-    readonly open: Effect.Effect<void, LspError.LspError>
+    readonly open: Effect.Effect<void, LspError.LspLocalError>
     /** The scope of an answer given before `open`: the projects the server held already. */
     readonly early: ProjectScope.Scope
   } | undefined
@@ -105,7 +105,7 @@ export const load = (
   workspace: Workspace,
   location: SourceLocation,
   defer: boolean
-): Effect.Effect<Loading, LspError.LspError> =>
+): Effect.Effect<Loading, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const config = spec.config.projects
     if (config === null) return { partial: undefined, deferred: undefined }
@@ -243,7 +243,7 @@ export interface Asking {
   readonly instance: ServerInstance.ServerInstance
   readonly workspace: Workspace
   /** Puts another file of the workspace on the server for the rest of the query's scope. */
-  readonly open: (filePath: string) => Effect.Effect<SourceLocation, LspError.LspError>
+  readonly open: (filePath: string) => Effect.Effect<SourceLocation, LspError.LspLocalError>
 }
 
 const sameLocation = (a: LspResult.LspLocation, b: LspResult.LspLocation) =>
@@ -372,7 +372,7 @@ export const acrossProjects = (
   query: LspQuery.LspProviderQuery,
   location: SourceLocation,
   result: LspResult.LspQueryResult
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const { instance, services, spec, workspace } = asking
     const config = spec.config.projects

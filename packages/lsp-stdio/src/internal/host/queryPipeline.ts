@@ -70,7 +70,7 @@ const attemptWithRetry = (
   query: LspQuery.LspProviderQuery,
   located: Located,
   scope: Scope.Scope
-): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+): Effect.Effect<LspResult.LspQueryResult, LspError.LspLocalError> =>
   Effect.catchIf(
     attempt(target, query, located, scope),
     isTransportFailure,
@@ -213,7 +213,7 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
   const run = (
     spec: ServerInstance.ServerSpec,
     query: LspQuery.LspProviderQuery
-  ): Effect.Effect<LspResult.LspQueryResult, LspError.LspError> =>
+  ): Effect.Effect<LspResult.LspQueryResult, LspError.LspLocalError> =>
     Effect.gen(function*() {
       const workspace = yield* resolveWorkspaceWith(services, query.workspaceRoot)
       // A workspace-wide search skips, unstarted and unblamed, a server that cannot search.

@@ -15,7 +15,7 @@ const quote = (message: string): string => {
 }
 
 /** `error` as the rules of `config` read it: unchanged unless it is a server error whose message one matches. */
-export const explain = (config: ServerConfig, error: LspError.LspError): LspError.LspError => {
+export const explain = (config: ServerConfig, error: LspError.LspLocalError): LspError.LspLocalError => {
   if (error.code !== "LSP_SERVER_ERROR" || config.workspaceErrors.length === 0) return error
   const message = error.detail?.message
   if (typeof message !== "string") return error

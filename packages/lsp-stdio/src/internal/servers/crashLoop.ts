@@ -10,20 +10,20 @@ import type { CrashLoop as Budget } from "../../StdioConfig.js"
 
 export interface Crash {
   readonly at: number
-  readonly error: LspError.LspError
+  readonly error: LspError.LspLocalError
 }
 
 export interface CrashLoop {
-  readonly record: (key: string, error: LspError.LspError) => Effect.Effect<void>
+  readonly record: (key: string, error: LspError.LspLocalError) => Effect.Effect<void>
   /** Fails with `LSP_CRASH_LOOP` while `key` has crashed `maxCrashes` times within `windowMs`. */
-  readonly check: (key: string, providerId: string, budget: Budget) => Effect.Effect<void, LspError.LspError>
+  readonly check: (key: string, providerId: string, budget: Budget) => Effect.Effect<void, LspError.LspLocalError>
   readonly last: (key: string) => Effect.Effect<Crash | undefined>
 }
 
 export const make: Effect.Effect<CrashLoop> = Effect.gen(function*() {
   const crashes = yield* Ref.make(new Map<string, ReadonlyArray<Crash>>())
 
-  const record = (key: string, error: LspError.LspError) =>
+  const record = (key: string, error: LspError.LspLocalError) =>
     Effect.flatMap(
       Clock.currentTimeMillis,
       (at) => Ref.update(crashes, (map) => new Map(map).set(key, [...(map.get(key) ?? []), { at, error }]))

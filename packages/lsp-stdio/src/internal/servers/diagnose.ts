@@ -63,7 +63,7 @@ export const diagnose = (
   ambient: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<
   ReadonlyArray<ServerDiagnosis>,
-  LspError.LspError,
+  LspError.LspConfigurationError | LspError.LspSourceError,
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > =>
   Effect.gen(function*() {

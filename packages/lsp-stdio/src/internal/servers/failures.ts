@@ -7,11 +7,11 @@
 import type { LspError } from "@lsp-seam/lsp"
 
 /** A failed handshake: the server is unusable as configured, and a fresh one would fail the same way. */
-const isHandshakeRefusal = (error: LspError.LspError): boolean =>
+const isHandshakeRefusal = (error: LspError.LspLocalError): boolean =>
   error.reason?._tag === "InitializeFailed" || error.reason?._tag === "PositionEncoding"
 
 /** Failures of the wire or the process, as opposed to answers: worth one retry on a fresh server. */
-export const isTransportFailure = (error: LspError.LspError): boolean => {
+export const isTransportFailure = (error: LspError.LspLocalError): boolean => {
   switch (error.code) {
     case "LSP_SERVER_EXITED":
     case "LSP_TRANSPORT_FAILED":
@@ -24,8 +24,8 @@ export const isTransportFailure = (error: LspError.LspError): boolean => {
 }
 
 /** Failures of a server, or of its start: worth quoting how it fared and how often it was started. */
-export const isServerFailure = (error: LspError.LspError): boolean =>
+export const isServerFailure = (error: LspError.LspLocalError): boolean =>
   isTransportFailure(error) || error.code === "LSP_SERVER_START_FAILED" || isHandshakeRefusal(error)
 
 /** A server that advertised a capability yet does not know its method (clangd 14's outgoing calls, say). */
-export const isUnknownMethod = (error: LspError.LspError): boolean => error.reason?._tag === "MethodNotFound"
+export const isUnknownMethod = (error: LspError.LspLocalError): boolean => error.reason?._tag === "MethodNotFound"

@@ -28,7 +28,7 @@ export interface Pooled {
 
 /** How one key's value is started and how long it may sit idle; `label` is kept for introspection. */
 export interface Recipe<A> {
-  readonly start: Effect.Effect<A, LspError.LspError, Scope.Scope>
+  readonly start: Effect.Effect<A, LspError.LspLocalError, Scope.Scope>
   readonly idleTimeoutMs: number
   readonly label?: unknown
 }
@@ -52,7 +52,7 @@ export interface Pool<A extends Pooled> {
    * query's): taking it and registering its release there are one uninterruptible step, and closing the
    * scope gives it back (exactly once).
    */
-  readonly lease: (key: string, recipe: Recipe<A>, scope: Scope.Scope) => Effect.Effect<A, LspError.LspError>
+  readonly lease: (key: string, recipe: Recipe<A>, scope: Scope.Scope) => Effect.Effect<A, LspError.LspLocalError>
   /** Removes `value` if it is still the one pooled under `key`, and tears it down in the background. */
   readonly evict: (key: string, value: A) => Effect.Effect<void>
   /**
@@ -82,7 +82,7 @@ interface Started<A> {
 interface Entry<A> {
   readonly key: string
   readonly label: unknown
-  readonly started: Deferred.Deferred<Started<A>, LspError.LspError>
+  readonly started: Deferred.Deferred<Started<A>, LspError.LspLocalError>
   /** The started value once the start succeeded: the common case reads it without polling `started`. */
   ready: Started<A> | undefined
   /**
@@ -257,7 +257,7 @@ class PoolState<A extends Pooled> {
     return {
       key,
       label: recipe.label,
-      started: Deferred.unsafeMake<Started<A>, LspError.LspError>(FiberId.none),
+      started: Deferred.unsafeMake<Started<A>, LspError.LspLocalError>(FiberId.none),
       ready: undefined,
       waiters: 0,
       abandon: Deferred.unsafeMake<void>(FiberId.none),
@@ -273,7 +273,7 @@ class PoolState<A extends Pooled> {
    * The entry for `key`, the caller registered as its claimant: the existing one, or a new one once there
    * is room for it. Runs in the caller's uninterruptible region; only the wait for room is interruptible.
    */
-  entryFor(key: string, recipe: Recipe<A>, restore: Restore): Effect.Effect<Entry<A>, LspError.LspError> {
+  entryFor(key: string, recipe: Recipe<A>, restore: Restore): Effect.Effect<Entry<A>, LspError.LspLocalError> {
     return Effect.gen(this, function*() {
       while (true) {
         // The common case, a live entry, allocates nothing.
@@ -311,11 +311,16 @@ class PoolState<A extends Pooled> {
    * interruptibility): claim the entry, wait for its start, then give up the claim and take the lease in
    * one step, so that no one can replace the entry in between.
    */
-  leaseWith(key: string, recipe: Recipe<A>, scope: Scope.Scope, restore: Restore): Effect.Effect<A, LspError.LspError> {
+  leaseWith(
+    key: string,
+    recipe: Recipe<A>,
+    scope: Scope.Scope,
+    restore: Restore
+  ): Effect.Effect<A, LspError.LspLocalError> {
     return Effect.gen(this, function*() {
       const entry = yield* this.entryFor(key, recipe, restore)
       // A started entry needs no waiting.
-      const waited: Exit.Exit<unknown, LspError.LspError> = entry.ready === undefined
+      const waited: Exit.Exit<unknown, LspError.LspLocalError> = entry.ready === undefined
         ? yield* Effect.exit(restore(Deferred.await(entry.started)))
         : Exit.void
       entry.waiters -= 1

@@ -124,7 +124,7 @@ export const clientCapabilities = {
   }
 } as const
 
-const describeExit = (providerId: string, exit: ExitInfo, stderr: string): LspError.LspError => {
+const describeExit = (providerId: string, exit: ExitInfo, stderr: string): LspError.LspLocalError => {
   const how = exit.signal !== undefined ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
   const tail = stderr.length === 0 ? "It wrote nothing to stderr." : `Its last output on stderr:\n${stderr}`
   return LspError.serverExited(`The "${providerId}" language server ${how}. ${tail}`, {
@@ -146,7 +146,7 @@ interface Spawned {
   readonly stderr: StderrTail.StderrTail
   readonly exitInfo: Deferred.Deferred<ExitInfo>
   /** Once it has exited: the error that says how, with its stderr. */
-  readonly exitError: Effect.Effect<LspError.LspError>
+  readonly exitError: Effect.Effect<LspError.LspLocalError>
 }
 
 /** Step 1 of a start: the process spawned in the workspace, watched, its stderr kept, its exit recorded. */
@@ -236,7 +236,7 @@ const watchExit = (
   spawned: Spawned,
   connection: JsonRpc.Connection,
   state: { readonly stopping: Ref.Ref<boolean>; readonly groupGone: Ref.Ref<boolean> },
-  onCrash: (error: LspError.LspError) => Effect.Effect<void>
+  onCrash: (error: LspError.LspLocalError) => Effect.Effect<void>
 ) =>
   Deferred.await(spawned.exitInfo).pipe(
     Effect.zipRight(spawned.exitError),
@@ -307,9 +307,9 @@ export const start = (
   hooks: {
     readonly onNotification?: (method: string, params: unknown) => Effect.Effect<void>
     /** Told when the process exits without having been asked to (not during teardown). */
-    readonly onCrash?: (error: LspError.LspError) => Effect.Effect<void>
+    readonly onCrash?: (error: LspError.LspLocalError) => Effect.Effect<void>
   } = {}
-): Effect.Effect<ServerInstance, LspError.LspError, Scope.Scope | CommandExecutor.CommandExecutor> =>
+): Effect.Effect<ServerInstance, LspError.LspLocalError, Scope.Scope | CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
     const { config, providerId } = spec
     const spawned = yield* spawn(spec, workspace, world)

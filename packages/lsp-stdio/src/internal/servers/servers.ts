@@ -32,13 +32,13 @@ export interface Servers {
     spec: ServerInstance.ServerSpec,
     key: ServerKey,
     scope: Scope.Scope
-  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspError>
+  ) => Effect.Effect<ServerInstance.ServerInstance, LspError.LspLocalError>
   /** The running server of `key`, without leasing it: a hint (see `Pool.peek`). */
   readonly peek: (key: ServerKey) => ServerInstance.ServerInstance | undefined
   /** Stops `instance` if it still serves `key` (in the background). */
   readonly evict: (key: ServerKey, instance: ServerInstance.ServerInstance) => Effect.Effect<void>
   /** `error`, caused by `key`'s server, with that server's status quoted; read before it is evicted. */
-  readonly quoteStatus: (key: ServerKey, error: LspError.LspError) => Effect.Effect<LspError.LspError>
+  readonly quoteStatus: (key: ServerKey, error: LspError.LspLocalError) => Effect.Effect<LspError.LspLocalError>
   /** Every pooled server, as the status view shows it. */
   readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
   /** The servers' memory against their budget. */
@@ -117,7 +117,7 @@ export const make = (
         } satisfies ServerStatus
       })
 
-    const quoteStatus = (key: ServerKey, error: LspError.LspError) =>
+    const quoteStatus = (key: ServerKey, error: LspError.LspLocalError) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const entry = (yield* pool.status).find((candidate) => candidate.key === key.id)

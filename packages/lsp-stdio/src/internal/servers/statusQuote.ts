@@ -35,7 +35,7 @@ export const describe = (quoted: Quoted): string => {
  * `error` with the status sentence appended to its message and the figures under `detail.server`; its code
  * and typed reason are kept.
  */
-export const quote = (error: LspError.LspError, quoted: Quoted): LspError.LspError => {
+export const quote = (error: LspError.LspLocalError, quoted: Quoted): LspError.LspLocalError => {
   const { starts, status } = quoted
   const server = status === undefined || status.pid === null
     ? { starts, restarts: Math.max(0, starts - 1) }

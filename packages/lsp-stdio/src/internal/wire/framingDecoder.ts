@@ -40,7 +40,7 @@ export type FramingFailure =
   | "InvalidUtf8"
   | "InvalidJson"
 
-const failure = (reason: FramingFailure, message: string, detail?: Record<string, unknown>): LspError.LspError =>
+const failure = (reason: FramingFailure, message: string, detail?: Record<string, unknown>): LspError.LspLocalError =>
   LspError.protocolError(message, { reason, ...detail })
 
 const isBlank = (byte: number) => byte === SPACE || byte === TAB
@@ -158,7 +158,7 @@ export class FramingDecoder {
   private body: Uint8Array | undefined = undefined
   private bodyFilled = 0
 
-  private failed: LspError.LspError | undefined = undefined
+  private failed: LspError.LspLocalError | undefined = undefined
 
   /** Whether an oversized message is skipped (its length is known) rather than fatal. */
   private readonly skipOversized: boolean
@@ -191,7 +191,7 @@ export class FramingDecoder {
         else offset = this.readCanonicalHeader(chunk, offset) ?? this.readHeaderLine(chunk, offset)
       }
     } catch (error) {
-      if (LspError.isLspError(error)) this.failed = error
+      if (LspError.isLspLocalError(error)) this.failed = error
       throw error
     }
   }

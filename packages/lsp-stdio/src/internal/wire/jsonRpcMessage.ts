@@ -167,7 +167,7 @@ const methodNotFound = -32601
  * The failure of a request the server answered with `error`. A "method not found" is classified here, where
  * the number comes off the wire, as the typed reason `MethodNotFound`: the host decides on that.
  */
-export const serverError = (method: string, error: ResponseError): LspError.LspError => {
+export const serverError = (method: string, error: ResponseError): LspError.LspLocalError => {
   const failure = LspError.serverError(
     `The language server failed the "${method}" request (JSON-RPC error ${error.code}): ${error.message}`,
     error.data === undefined
@@ -178,7 +178,7 @@ export const serverError = (method: string, error: ResponseError): LspError.LspE
 }
 
 /** The failure of a request whose answer is not a valid response. */
-export const malformedResponse = (method: string, issue: string): LspError.LspError =>
+export const malformedResponse = (method: string, issue: string): LspError.LspLocalError =>
   LspError.malformedResponse(
     `The language server answered the "${method}" request with a message that is not a valid JSON-RPC response.`,
     { method, issue }

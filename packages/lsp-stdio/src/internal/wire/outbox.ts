@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 
 /** Completed when its frame has been written, or failed when it never will be. */
-export type Written = Deferred.Deferred<void, LspError.LspError>
+export type Written = Deferred.Deferred<void, LspError.LspLocalError>
 
 interface Outgoing {
   readonly frame: Uint8Array
@@ -28,19 +28,19 @@ export interface Outbox {
   /** Ends the outbox: what is queued still goes out, then `frames` ends. */
   readonly end: () => void
   /** Fails `written` of every frame not yet written with `error` and refuses later offers. */
-  readonly abandon: (error: LspError.LspError) => Effect.Effect<void>
+  readonly abandon: (error: LspError.LspLocalError) => Effect.Effect<void>
   /** Everything queued since the last pull, in order; to be run once, into the sink. */
   readonly frames: Stream.Stream<Uint8Array>
 }
 
-const failAll = (outgoing: Iterable<Outgoing>, error: LspError.LspError) => {
+const failAll = (outgoing: Iterable<Outgoing>, error: LspError.LspLocalError) => {
   for (const { written } of outgoing) if (written !== undefined) Deferred.unsafeDone(written, Exit.fail(error))
 }
 
 const frameOf = (outgoing: Outgoing) => outgoing.frame
 
 export const make: Effect.Effect<Outbox> = Effect.map(Mailbox.make<Outgoing>(), (mailbox) => {
-  let abandoned: LspError.LspError | undefined = undefined
+  let abandoned: LspError.LspLocalError | undefined = undefined
   /** Handed to the sink and not yet acknowledged. */
   let inFlight: Chunk.Chunk<Outgoing> = Chunk.empty()
 

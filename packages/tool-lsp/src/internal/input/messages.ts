@@ -19,7 +19,7 @@ export const describeValue = (value: unknown): string => {
 }
 
 /** `LSP_INVALID_ARGUMENTS` for one argument: missing or invalid (quoting `value`), then `fix`. */
-export const problem = (argument: string, value: unknown, fix: string): LspError.LspError =>
+export const problem = (argument: string, value: unknown, fix: string): LspError.LspArgumentsError =>
   LspError.invalidArguments(
     value === undefined
       ? `Missing "${argument}": ${fix}`
@@ -28,7 +28,7 @@ export const problem = (argument: string, value: unknown, fix: string): LspError
   )
 
 /** `LSP_INVALID_ARGUMENTS` for input that is not an object. */
-export const notAnObject = (offered: ReadonlyArray<ToolOperation>, input: unknown): LspError.LspError =>
+export const notAnObject = (offered: ReadonlyArray<ToolOperation>, input: unknown): LspError.LspArgumentsError =>
   LspError.invalidArguments(
     offered.every(isPositionOperation)
       ? `The lsp tool takes an object with "operation", "file_path", "line", and "character" or "symbol" (got ${

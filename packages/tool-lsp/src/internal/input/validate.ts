@@ -23,7 +23,7 @@ const isNewName = Schema.is(NewName)
 const isDepth = Schema.is(Depth)
 
 /** `include_body` for the operations that take it: absent, or a boolean (only `true` is kept). */
-const includeBody = (input: Input): Either.Either<{ readonly include_body?: true }, LspError.LspError> => {
+const includeBody = (input: Input): Either.Either<{ readonly include_body?: true }, LspError.LspArgumentsError> => {
   const { include_body } = input
   if (include_body === undefined || include_body === false) return Either.right({})
   return include_body === true
@@ -34,7 +34,7 @@ const includeBody = (input: Input): Either.Either<{ readonly include_body?: true
 const validatePosition = (
   operation: LspQuery.LspPositionOperation,
   input: Input
-): Either.Either<InputSchema.PositionInput, LspError.LspError> =>
+): Either.Either<InputSchema.PositionInput, LspError.LspArgumentsError> =>
   Either.flatMap(
     validateAt(operation, input),
     (position) =>
@@ -43,13 +43,13 @@ const validatePosition = (
         : Either.right(position)
   )
 
-const validateRename = (input: Input): Either.Either<InputSchema.RenameInput, LspError.LspError> =>
+const validateRename = (input: Input): Either.Either<InputSchema.RenameInput, LspError.LspArgumentsError> =>
   Either.flatMap(validateAt("renamePreview", input), (position) =>
     isNewName(input.new_name)
       ? Either.right({ ...position, operation: "renamePreview", new_name: input.new_name })
       : Either.left(Messages.problem("new_name", input.new_name, Messages.newNameFix)))
 
-const validateImpact = (input: Input): Either.Either<InputSchema.ImpactInput, LspError.LspError> =>
+const validateImpact = (input: Input): Either.Either<InputSchema.ImpactInput, LspError.LspArgumentsError> =>
   Either.flatMap(validateAt("impact", input), (position) => {
     const { depth } = input
     if (depth === undefined) return Either.right(position)
@@ -70,7 +70,7 @@ const validateAt = <O extends LspQuery.LspPositionOperation | "renamePreview" | 
     readonly character?: number
     readonly symbol?: string
   },
-  LspError.LspError
+  LspError.LspArgumentsError
 > => {
   const { character, file_path, line, symbol } = input
   if (!isFilePath(file_path)) return Either.left(Messages.problem("file_path", file_path, Messages.positionFilePathFix))
@@ -94,7 +94,7 @@ const validateAt = <O extends LspQuery.LspPositionOperation | "renamePreview" | 
   )
 }
 
-const validateDocument = (input: Input): Either.Either<InputSchema.DocumentInput, LspError.LspError> =>
+const validateDocument = (input: Input): Either.Either<InputSchema.DocumentInput, LspError.LspArgumentsError> =>
   isFilePath(input.file_path)
     ? Either.map(
       includeBody(input),
@@ -104,7 +104,7 @@ const validateDocument = (input: Input): Either.Either<InputSchema.DocumentInput
 
 const validateWorkspaceSymbol = (
   input: Input
-): Either.Either<InputSchema.WorkspaceSymbolInput, LspError.LspError> => {
+): Either.Either<InputSchema.WorkspaceSymbolInput, LspError.LspArgumentsError> => {
   const { file_path, query } = input
   if (!isQuery(query)) return Either.left(Messages.problem("query", query, Messages.queryFix))
   if (file_path !== undefined && !isFilePath(file_path)) {
@@ -121,7 +121,7 @@ const validateWorkspaceSymbol = (
 
 const validateDiagnostics = (
   input: Input
-): Either.Either<InputSchema.DiagnosticsInput, LspError.LspError> => {
+): Either.Either<InputSchema.DiagnosticsInput, LspError.LspArgumentsError> => {
   const { file_path, severity } = input
   if (!isFilePath(file_path)) {
     return Either.left(Messages.problem("file_path", file_path, Messages.diagnosticsFilePathFix))
@@ -136,7 +136,7 @@ const validateDiagnostics = (
 export const validate = (
   input: unknown,
   operations: Operations = allOperations
-): Either.Either<InputSchema.LspToolInput, LspError.LspError> => {
+): Either.Either<InputSchema.LspToolInput, LspError.LspArgumentsError> => {
   const offered = canonical(operations)
   if (!Predicate.isRecord(input)) return Either.left(Messages.notAnObject(offered, input))
   const { operation } = input
