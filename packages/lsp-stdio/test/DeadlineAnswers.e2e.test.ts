@@ -54,7 +54,7 @@ describe("answers at the deadline", () => {
     () =>
       Effect.gen(function*() {
         // Large enough that loading every project takes clearly longer than both budgets together.
-        const repo = Generated.make({ projects: 80, filesPerProject: 40 })
+        const repo = Generated.make({ projects: 80, filesPerProject: 80 })
         const first = repo.makeWidget
         // Another file and symbol: `Widget` in the import of the last user package's first file.
         const second = { filePath: "packages/p79/src/part0.ts", line: 0, character: 21 }
@@ -89,11 +89,11 @@ describe("answers at the deadline", () => {
         assert.deepStrictEqual(reasons.map((reason) => reason.reason), ["deadline"])
         assert.match(reasons[0]!.message, /packages\/p\d\d\/tsconfig\.json/)
         assert.include(files(meanwhile), second.filePath)
-        assert.isBelow(files(meanwhile).length, 1 + 80 * 40)
+        assert.isBelow(files(meanwhile).length, 1 + 80 * 80)
 
         const complete = answered(yield* references(second, 120_000))
         assert.deepStrictEqual(LspResult.incompleteReasonsOf(complete), [])
-        assert.strictEqual(files(complete).length, 1 + 80 * 40)
+        assert.strictEqual(files(complete).length, 1 + 80 * 80)
         repo.remove()
       }).pipe(Effect.provide(hostLayer)),
     240_000
