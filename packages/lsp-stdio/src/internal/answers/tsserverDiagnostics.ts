@@ -77,7 +77,7 @@ const asLsp = (diagnostic: typeof Diagnostic.Type) => ({
   )
 })
 
-const malformed = (request: string, problem: string): LspError.LspError =>
+const malformed = (request: string, problem: string): LspError.LspLocalError =>
   LspError.malformedResponse(
     `The language server's answer to ${tsserverRequestCommand} ${request} is malformed: ${problem}. ` +
       "This is a server bug or an incompatible server; retrying will not help.",
@@ -109,7 +109,7 @@ const ask = (instance: ServerInstance.ServerInstance, uri: string, request: (typ
 export const collect = (
   instance: ServerInstance.ServerInstance,
   uri: string
-): Effect.Effect<ReadonlyArray<LspResult.LspDiagnostic>, LspError.LspError> =>
+): Effect.Effect<ReadonlyArray<LspResult.LspDiagnostic>, LspError.LspLocalError> =>
   Effect.flatMap(
     Effect.forEach(requests, (request) => ask(instance, uri, request)),
     (sets) => normalizeItems(uri, sets.flat(), ` (${tsserverRequestCommand})`)
