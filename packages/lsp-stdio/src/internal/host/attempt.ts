@@ -5,6 +5,7 @@
  */
 import { LspDeadline, type LspError, LspError as Errors, LspExtension, type LspQuery, LspResult } from "@lsp-seam/lsp"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -14,10 +15,12 @@ import * as Diagnostics from "../answers/diagnostics.js"
 import * as RenamePreview from "../answers/renamePreview.js"
 import * as Requests from "../answers/requests.js"
 import { MAX_TIMER_MS } from "../config/serverSettings.js"
+import * as BatchedPins from "../documents/batchedPins.js"
 import * as Documents from "../documents/documents.js"
 import { locateSourceWith, readLocatedWith, type Source, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
 import { isTransportFailure, isUnknownMethod } from "../servers/failures.js"
+import type * as Permits from "../servers/permits.js"
 import * as Readiness from "../servers/readiness.js"
 import * as ServerInstance from "../servers/serverInstance.js"
 import type * as ServerKey from "../servers/serverKey.js"
@@ -36,7 +39,68 @@ export interface Target {
   readonly servers: Servers
   readonly spec: ServerInstance.ServerSpec
   readonly key: ServerKey.ServerKey
+  /** The servers' permits, and the host's scope: the background loader (`loadInBackground`) uses both. */
+  readonly permits: Permits.Permits
+  readonly owner: Scope.Scope
 }
+
+/**
+ * How many projects' files are opened at a time. A query asked while projects load waits for at most one batch
+ * of loads ahead of its own requests (see `documents/batchedPins`); measured in docs/decisions.md.
+ */
+const projectBatch = 4
+
+/** What opening project files a batch at a time needs (the caller holds the server's permit). */
+const pinning = (target: Target, instance: ServerInstance.ServerInstance): BatchedPins.Pinning => {
+  const languages = ServerInstance.languagesOf(target.spec)
+  return {
+    services: target.services,
+    set: instance.retained,
+    connection: instance.connection,
+    workspace: target.key.workspace,
+    languageOf: (file) => languages.get(LspExtension.finalExtension(file)) ?? "",
+    maxDocumentBytes: target.spec.config.maxDocumentBytes,
+    onSent: instance.diagnostics.markSent,
+    batchSize: projectBatch,
+    fork: (effect) => Effect.asVoid(Effect.forkIn(effect, target.owner))
+  }
+}
+
+/** Opens batch after batch, each once the previous one has loaded, until none of `paths` is loading. */
+const loadAll = (target: Target, instance: ServerInstance.ServerInstance, paths: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const wanted = new Set(paths)
+    while ([...BatchedPins.unloaded(instance.retained)].some((path) => wanted.has(path))) {
+      const flight = yield* BatchedPins.next(pinning(target, instance))
+      if (flight === undefined) return
+      yield* Deferred.await(flight.done)
+    }
+  })
+
+/**
+ * What a query leaves loading is loaded between queries, on a fiber of the host's: it takes the server's permit
+ * in its turn only to open the next batch, and waits for that batch to load without it, so a query waits for one
+ * batch at most. It stops when nothing is left, or when the server is no longer the one pooled for its key.
+ */
+const loadInBackground = (target: Target, instance: ServerInstance.ServerInstance): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const claim = yield* BatchedPins.claimBackground(instance.retained)
+    if (claim === undefined) return
+    const release = BatchedPins.releaseBackground(instance.retained, claim)
+    const turn = Effect.scoped(Effect.gen(function*() {
+      yield* target.permits.hold(target.key, yield* Effect.scope)
+      const current = target.servers.peek(target.key) === instance && (yield* instance.isAlive)
+      const flight = current ? yield* BatchedPins.next(pinning(target, instance)) : undefined
+      // Given back while the permit is held, so that a query queuing more after it starts a loader of its own.
+      if (flight === undefined) yield* release
+      return flight
+    }))
+    const loop: Effect.Effect<void, LspError.LspLocalError> = Effect.flatMap(
+      turn,
+      (flight) => flight === undefined ? Effect.void : Effect.zipRight(Deferred.await(flight.done), loop)
+    )
+    yield* Effect.forkIn(Effect.ensuring(Effect.ignore(loop), release), target.owner)
+  })
 
 /** The file the attempt is about, as step 3 left it. */
 export interface Located {
@@ -225,18 +289,13 @@ const onServer = (
       : undefined
     // The workspace's other projects are loaded before the server settles, so their loading is waited for too.
     const projects = spec.config.projects !== null
-    // With a caller's deadline, a cross-project question answers first from the projects the server holds, then
-    // opens the others' files: at the deadline the first answer is given, flagged, and the others go on loading.
+    // The projects the server does not hold yet are loaded a batch at a time. With a caller's deadline, a
+    // cross-project question answers first from the projects the server holds, then has the others loaded: at the
+    // deadline the first answer is given, flagged, and the others go on loading.
     const loading = projects && isCrossFile(query.operation)
-      ? yield* Projects.load(
-        services,
-        spec,
-        instance,
-        key.workspace,
-        located.location,
-        AnswerScope.isScoped(query.operation) && Option.isSome(yield* FiberRef.get(LspDeadline.current))
-      )
+      ? yield* Projects.load(services, spec, instance, key.workspace, located.location)
       : undefined
+    const early = AnswerScope.isScoped(query.operation) && Option.isSome(yield* FiberRef.get(LspDeadline.current))
     const unsearched = loading?.partial
     const settle = Effect.flatMap(
       Effect.zip(Readiness.deadlineFor(spec.config.readiness), expectsProgress(target, located)),
@@ -263,21 +322,29 @@ const onServer = (
       return { settled, inProjects }
     })
     const deferred = loading?.deferred
-    const { inProjects, settled } = deferred === undefined ? yield* whole : yield* Effect.gen(function*() {
-      const settled = instance.readiness.isSettled() || (yield* settle)
-      const early = yield* Effect.flatMap(
-        request(target, instance, query, { request: document, startedAt }),
-        (asked) => Projects.confineTo(services, deferred.early, asked)
-      )
-      yield* deferred.open
-      const until = yield* Readiness.deadlineWithin(MAX_TIMER_MS)
-      const left = until - (yield* Clock.currentTimeMillis)
-      const finished = yield* Effect.timeoutOption(whole, Duration.millis(Math.max(0, left)))
-      return Option.getOrElse(finished, () => ({
-        settled,
-        inProjects: LspResult.markIncomplete(early, Projects.deadline(spec.providerId, deferred.projects))
-      }))
-    })
+    // What this query leaves loading goes on loading after it, whatever ends it.
+    if (deferred !== undefined) yield* loadInBackground(target, instance)
+    const { inProjects, settled } = deferred === undefined
+      ? yield* whole
+      : !early
+      ? yield* Effect.zipRight(loadAll(target, instance, deferred.paths), whole)
+      : yield* Effect.gen(function*() {
+        const settled = instance.readiness.isSettled() || (yield* settle)
+        const first = yield* Effect.flatMap(
+          request(target, instance, query, { request: document, startedAt }),
+          (asked) => Projects.confineTo(services, deferred.early, asked)
+        )
+        const until = yield* Readiness.deadlineWithin(MAX_TIMER_MS)
+        const left = until - (yield* Clock.currentTimeMillis)
+        const finished = yield* Effect.timeoutOption(
+          Effect.zipRight(loadAll(target, instance, deferred.paths), whole),
+          Duration.millis(Math.max(0, left))
+        )
+        return Option.getOrElse(finished, () => ({
+          settled,
+          inProjects: LspResult.markIncomplete(first, Projects.deadline(spec.providerId, deferred.projects))
+        }))
+      })
     const withProjects = unsearched === undefined ? inProjects : Projects.flag(inProjects, unsearched)
     const flagged = partial === undefined ? withProjects : LspResult.markIncomplete(withProjects, partial)
     const renamed = searched === undefined || query.operation !== "renamePreview" || flagged.kind !== "edits"

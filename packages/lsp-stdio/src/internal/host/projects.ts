@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Requests from "../answers/requests.js"
+import * as BatchedPins from "../documents/batchedPins.js"
 import * as RetainedDocuments from "../documents/retainedDocuments.js"
 import { linesOf, readLocatedWith, type SourceLocation } from "../documents/source.js"
 import type { FileServices } from "../files/fileAccess.js"
@@ -82,11 +83,14 @@ const notSurveyed = (providerId: string): LspResult.IncompleteReason => ({
 export interface Loading {
   /** The reason the answer may still miss projects, or undefined. */
   readonly partial: LspResult.IncompleteReason | undefined
-  /** When opening was deferred and some projects are not held yet: those projects, and the opening. */
+  /**
+   * When some projects the question searches are not held yet (queued to be opened a batch at a time, see
+   * `documents/batchedPins`, or opened and still loading): those projects, and their files.
+   */
   readonly deferred: {
     readonly projects: ReadonlyArray<string>
-    readonly open: Effect.Effect<void, LspError.LspLocalError>
-    /** The scope of an answer given before `open`: the projects the server held already. */
+    readonly paths: ReadonlyArray<string>
+    /** The scope of an answer given before they are loaded: the projects the server held already. */
     readonly early: ProjectScope.Scope
   } | undefined
 }
@@ -94,17 +98,16 @@ export interface Loading {
 /**
  * Before a cross-file question: every project of the workspace (up to `maxProjects`, those that can reach the
  * queried file first, its own first of all) gets one file opened and kept open, so the server loads it; so do
- * the files in no project (within `looseFiles`). Surveyed again at most every `relistAfterMs`. With `defer`, the
- * files the server does not hold yet are not opened now but handed back, so that an answer can be had before
- * the server loads their projects.
+ * the files in no project (within `looseFiles`). Surveyed again at most every `relistAfterMs`. The files of the
+ * projects the server does not hold yet are queued, to be opened a batch at a time (`documents/batchedPins`), and
+ * handed back with the scope an answer has before they are loaded.
  */
 export const load = (
   services: FileServices,
   spec: ServerInstance.ServerSpec,
   instance: ServerInstance.ServerInstance,
   workspace: Workspace,
-  location: SourceLocation,
-  defer: boolean
+  location: SourceLocation
 ): Effect.Effect<Loading, LspError.LspLocalError> =>
   Effect.gen(function*() {
     const config = spec.config.projects
@@ -144,19 +147,28 @@ export const load = (
     let partial: LspResult.IncompleteReason | undefined = survey.complete ? undefined : notSurveyed(spec.providerId)
     const opened = retained ? ProjectScope.looseToOpen(spec, loose) : { files: [], partial: undefined }
     const fileOf = (project: ProjectSurvey.Project) => path.join(workspace.path, project.file!)
-    const held = new Set([...(yield* Ref.get(instance.retained)).values()].map((document) => document.path))
+    // Held: open, and not still waiting in the queue or loading (a batch opened and not answered yet).
+    const loading = BatchedPins.unloaded(instance.retained)
+    const held = new Set(
+      [...(yield* Ref.get(instance.retained)).values()].map((document) => document.path).filter((file) =>
+        !loading.has(file)
+      )
+    )
     const pending = kept.filter((project) => !held.has(fileOf(project)) && fileOf(project) !== location.path)
-    const open = (projects: ReadonlyArray<ProjectSurvey.Project>) =>
-      RetainedDocuments.pin(services, instance.retained, instance.connection, {
+    if (retained) {
+      // The files in no project are opened at once; the projects' files are queued, this question's first.
+      yield* RetainedDocuments.pin(services, instance.retained, instance.connection, {
         workspace,
-        paths: [...projects.map(fileOf), ...opened.files.map((file) => path.join(workspace.path, file))]
-          .filter((file) => file !== location.path),
+        paths: opened.files.map((file) => path.join(workspace.path, file)).filter((file) => file !== location.path),
         languageOf: (file) => languages.get(LspExtension.finalExtension(file)) ?? "",
         maxDocumentBytes: spec.config.maxDocumentBytes,
         onSent: instance.diagnostics.markSent
       })
-    const deferring = defer && retained && pending.length > 0
-    if (retained) yield* open(deferring ? kept.filter((project) => !pending.includes(project)) : kept)
+      yield* BatchedPins.enqueue(
+        instance.retained,
+        pending.map((project) => ({ label: project.config, path: fileOf(project) }))
+      )
+    }
     // A project with no file of its own (none the walk saw that it is the nearest project of) has nothing to search.
     if (over.length > 0) {
       partial = notSearched(
@@ -176,9 +188,9 @@ export const load = (
     })
     return {
       partial: partial === undefined ? opened.partial : partial,
-      deferred: !deferring ? undefined : {
+      deferred: !retained || pending.length === 0 ? undefined : {
         projects: pending.map((project) => project.config),
-        open: open(pending),
+        paths: pending.map(fileOf),
         early: ProjectScope.make(
           path,
           workspace,

@@ -224,7 +224,14 @@ export const make = ({ owner, permits, servers, services }: Dependencies) => {
       if (file === undefined) return nothing
       // The server is named by its root, so the permit is that server's: found before the query's turn.
       const root = yield* rootFor(services, workspace, file.filePath, spec.config.rootMarkers)
-      const target: Target = { services, servers, spec, key: ServerKey.make(spec.providerId, workspace, root) }
+      const target: Target = {
+        services,
+        servers,
+        spec,
+        key: ServerKey.make(spec.providerId, workspace, root),
+        permits,
+        owner
+      }
       const answered = inQueryScope(owner, answer(target, permits, query, file))
       const result = yield* !search ?
         answered :
