@@ -99,6 +99,15 @@ export interface ServeOptions {
    * @since 0.1.0
    */
   readonly maxUnreadBytesPerClient?: number | undefined
+  /**
+   * How long a connection may stay in the middle of a frame (a WebSocket frame, or a request line, begun and
+   * not completed) without completing a request before it is closed (WebSocket close code 1008). Default: the
+   * WebSocket transport's `handshakeTimeoutMs`, else `defaultHandshakeTimeoutMs`. A connection idle between
+   * whole frames is never closed for it.
+   *
+   * @since 0.1.0
+   */
+  readonly frameTimeoutMs?: number | undefined
 }
 
 /**
@@ -239,9 +248,11 @@ const checkLimit = (maxRequestBytes: number | undefined): Effect.Effect<number, 
 const serveOn = (
   server: SocketServer.SocketServer["Type"],
   options: ServeOptions,
-  maxRequestBytes: number
+  maxRequestBytes: number,
+  defaultFrameTimeoutMs: number
 ): Effect.Effect<LspRemoteServerShape, LspError.LspConfigurationError, LspService.LspService | Scope.Scope> =>
   Effect.gen(function*() {
+    const frameTimeoutMs = yield* positive("frameTimeoutMs", options.frameTimeoutMs ?? defaultFrameTimeoutMs)
     const bounds: BoundedProtocol.Bounds = {
       maxRequests: yield* positive("maxRequestsPerClient", options.maxRequestsPerClient ?? defaultMaxRequestsPerClient),
       maxUnreadBytes: yield* positive(
@@ -252,7 +263,7 @@ const serveOn = (
     // The RPC protocol starts accepting in a forked fiber; wait until it does, so that a client connecting as
     // soon as the Layer is built is not left unanswered.
     const accepting = yield* Deferred.make<void>()
-    const guarded = guardServer(server, maxRequestBytes)
+    const guarded = guardServer(server, maxRequestBytes, frameTimeoutMs)
     const signalling = SocketServer.SocketServer.of({
       address: guarded.address,
       run: (handler) => Effect.zipRight(Deferred.succeed(accepting, undefined), guarded.run(handler))
@@ -313,7 +324,7 @@ export const layerSocket = (
       const server = yield* SocketFile.bindPrivately(path, (temporary) =>
         NodeSocketServer.make({ path: temporary }).pipe(Effect.mapError(listenError(`the socket "${path}"`))))
       yield* SocketFile.removeOnClose(path)
-      const served = yield* serveOn(server, options, maxRequestBytes)
+      const served = yield* serveOn(server, options, maxRequestBytes, defaultHandshakeTimeoutMs)
       return { ...served, address: { _tag: "UnixAddress", path } }
     })
   )
@@ -352,6 +363,14 @@ export interface HttpOptions extends ServeOptions {
    */
   readonly maxPendingConnections?: number | undefined
   /**
+   * How many connections that presented the token may be open at once (default `defaultMaxConnections`); one
+   * more is answered `503 Service Unavailable` instead of upgraded, which the client reports as
+   * `LSP_REMOTE_UNAVAILABLE` naming the limit.
+   *
+   * @since 0.1.0
+   */
+  readonly maxConnections?: number | undefined
+  /**
    * Listen on an address other machines can reach without `tls` (the token and every answer then cross the
    * network in clear). Without it, such an address is refused with `LSP_INVALID_CONFIG`.
    *
@@ -375,6 +394,14 @@ export const defaultHandshakeTimeoutMs = 10_000
  * @category constants
  */
 export const defaultMaxPendingConnections = 64
+
+/**
+ * The default number of token holders' connections open at once.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxConnections = 128
 
 const positive = (name: string, value: number) =>
   Number.isSafeInteger(value) && value >= 1 && value <= 2_147_483_647
@@ -417,12 +444,14 @@ export const layerHttp = (
         "maxPendingConnections",
         options.maxPendingConnections ?? defaultMaxPendingConnections
       )
+      const maxConnections = yield* positive("maxConnections", options.maxConnections ?? defaultMaxConnections)
       const { server } = yield* WebSocketListener.make({
         host,
         port: options.port,
         tls: options.tls,
         handshakeTimeoutMs,
         maxPendingConnections,
+        maxConnections,
         verifyClient: WebSocketListener.verifyClient(options.token),
         webSocket: {
           path: LspRemoteAddress.webSocketPath,
@@ -432,6 +461,6 @@ export const layerHttp = (
             protocols.has(LspRemoteAuth.subprotocol) ? LspRemoteAuth.subprotocol : false
         }
       }).pipe(Effect.mapError(listenError(`${host}:${options.port}`)))
-      return yield* serveOn(server, options, maxRequestBytes)
+      return yield* serveOn(server, options, maxRequestBytes, handshakeTimeoutMs)
     })
   )
