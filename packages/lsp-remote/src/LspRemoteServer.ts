@@ -180,6 +180,18 @@ export const resolveRoots: (
 ) => Effect.Effect<ReadonlyArray<string>, LspError.LspConfigurationError> = ServedRoots.resolveRoots
 
 /**
+ * Fails with `LSP_INVALID_CONFIG` when the (first) certificate of the PEM text `cert` has expired or is not valid
+ * yet, naming `flag` and the date, as `layerHttp` refuses its own: for a host of another kind (a cluster runner)
+ * to refuse such a certificate when it starts rather than let every peer fail its handshake. A text that is not a
+ * certificate passes (the TLS layer names it).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const checkCertificate: (cert: string, flag: string) => Effect.Effect<void, LspError.LspError> =
+  CertificateValidity.check
+
+/**
  * The handlers of `LspRpc.LspRpcs` for the `LspService` in context, as values: what `layerHandlers` serves,
  * for a server of another kind (a cluster entity) to answer exactly as a remote host does.
  *
