@@ -43,7 +43,7 @@ const facts = (
       tls = "ERR_SSL_WRONG_VERSION_NUMBER"
     }
     if (typeof message === "string" && /\b401\b/.test(message)) status401 = true
-    if (typeof message === "string" && /\b503\b/.test(message)) status503 = true
+    if (typeof message === "string" && /Unexpected server response: 503\b/.test(message)) status503 = true
     visit(Reflect.get(u, "cause"), depth + 1)
     visit(Reflect.get(u, "error"), depth + 1)
   }
