@@ -184,7 +184,7 @@ export const resolveRoots: (
  * @since 0.1.0
  * @category utils
  */
-export const checkCertificate: (cert: string, flag: string) => Effect.Effect<void, LspError.LspError> =
+export const checkCertificate: (cert: string, flag: string) => Effect.Effect<void, LspError.LspConfigurationError> =
   CertificateValidity.check
 
 /**

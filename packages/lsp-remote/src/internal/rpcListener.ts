@@ -23,14 +23,15 @@ export const positive = (name: string, value: number): Effect.Effect<number, Lsp
     : LspError.invalidConfig(`${name} must be an integer from 1 to 2147483647 (got ${value}).`)
 
 /** A listener that could not listen on `what`: `LSP_CONFLICT` when the address is in use. */
-export const listenError = (what: string) => (error: SocketServer.SocketServerError): LspError.LspConfigurationError => {
-  const cause = error.cause
-  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
-  const detail = { address: what, ...(code === undefined ? {} : { errno: code }) }
-  return code === "EADDRINUSE"
-    ? LspError.conflict(`Cannot listen on ${what}: the address is in use.`, detail)
-    : LspError.invalidConfig(`Cannot listen on ${what}: ${String(cause)}.`, detail)
-}
+export const listenError =
+  (what: string) => (error: SocketServer.SocketServerError): LspError.LspConfigurationError => {
+    const cause = error.cause
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+    const detail = { address: what, ...(code === undefined ? {} : { errno: code }) }
+    return code === "EADDRINUSE"
+      ? LspError.conflict(`Cannot listen on ${what}: the address is in use.`, detail)
+      : LspError.invalidConfig(`Cannot listen on ${what}: ${String(cause)}.`, detail)
+  }
 
 /** Serves `handlers` on `server` until the scope closes; returns once it accepts connections. */
 export const serve = <E, R>(
