@@ -108,8 +108,8 @@ const field = (target: unknown, name: string): unknown =>
 /**
  * What the connection's transport holds of a frame not yet complete, whether the host has paused it, and the
  * byte stream under it (for a WebSocket, whose messages arrive whole, the TCP or TLS socket its frames are read
- * from), whose `data` and `resume` events the watch follows. ws keeps a frame being received in its `Receiver`: bytes buffered, a frame header read and its payload
- * awaited, or a fragmented message begun.
+ * from), whose `data`, `pause` and `resume` events the watch follows. ws keeps a frame being received in its
+ * `Receiver`: bytes buffered, a frame header read and its payload awaited, or a fragmented message begun.
  */
 const transportOf = Effect.gen(function*() {
   const ws = yield* Effect.serviceOption(Socket.WebSocket)
@@ -158,10 +158,18 @@ export const guardSocket = (socket: Socket.Socket, maxLineBytes: number, frameTi
       })
       const stream = transport.stream
       if (stream !== undefined) {
+        // Only the host's own pauses are not the client's time: ws also pauses the socket for a moment while its
+        // receiver drains a large chunk, which a client trickling a frame could otherwise use to restart its time.
+        let hostPaused = false
+        const paused = () => (hostPaused = transport.paused())
+        const resumed = () => {
+          if (hostPaused) watch.resumed()
+          hostPaused = false
+        }
         // Added after ws's own listener, so it sees what ws made of the bytes.
         yield* Effect.acquireRelease(
-          Effect.sync(() => stream.on("data", watch.arrived).on("resume", watch.resumed)),
-          () => Effect.sync(() => stream.off("data", watch.arrived).off("resume", watch.resumed))
+          Effect.sync(() => stream.on("data", watch.arrived).on("pause", paused).on("resume", resumed)),
+          () => Effect.sync(() => stream.off("data", watch.arrived).off("pause", paused).off("resume", resumed))
         )
       }
       const close = (code: number, reason: string) =>
