@@ -125,6 +125,24 @@ describe("connections with the token", () => {
             raw.socket.write(bytes)
             return { name, raw }
           }))
+        // One that keeps sending a large frame in 32 KiB pieces, each a moment after the last, never finishing it
+        // in time: progress within a frame buys nothing.
+        const trickler = yield* connect(port, token)
+        assert.strictEqual(trickler.status, 101)
+        const big = textFrame("x".repeat(900 * 1024))
+        let sent = 0
+        const trickle = setInterval(() => {
+          if (trickler.socket.destroyed || sent >= big.length) return clearInterval(trickle)
+          trickler.socket.write(big.subarray(sent, sent + 32 * 1024))
+          sent += 32 * 1024
+        }, 200)
+        yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(trickle)))
+        const trickled = yield* trickler.closed.pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the trickler: still open") })
+        )
+        assert.isAtMost(trickled - started, 6_000, `closed after ${trickled - started} ms, ${sent} bytes sent`)
+        assert.isBelow(sent, big.length)
+        assert.strictEqual(closeCode(trickler.received()), 1008)
         for (const { name, raw } of stalled) {
           const at = yield* raw.closed.pipe(
             Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`${name}: still open`) })
