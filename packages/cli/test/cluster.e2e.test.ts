@@ -183,4 +183,44 @@ describe("lsp-seam runner and serve --cluster", () => {
       }),
     timeout
   )
+
+  it.scopedLive(
+    "a certificate that has expired or is not valid yet: the runner exits 1 before it joins",
+    () =>
+      Effect.gen(function*() {
+        const { fake, secrets, storage, tokenFile } = yield* clusterFiles
+        const day = 24 * 60 * 60 * 1000
+        for (const [name, from, to] of [["expired", -3 * day, -day], ["early", day, 3 * day]] as const) {
+          const { certFile, keyFile } = selfSignedCertificate(secrets, name, {
+            notBefore: new Date(Date.now() + from),
+            notAfter: new Date(Date.now() + to)
+          })
+          const refused = yield* runCli([
+            "runner",
+            "--storage",
+            storage,
+            "--listen",
+            `127.0.0.1:${yield* freePort}`,
+            "--root",
+            fake.dir,
+            "--token-file",
+            tokenFile,
+            "--tls-cert",
+            certFile,
+            "--tls-key",
+            keyFile
+          ], { cwd: fake.dir })
+          assert.strictEqual(refused.code, 1, `${name}: ${refused.stderr}`)
+          assert.match(
+            refused.stderr,
+            name === "expired"
+              ? /error\[LSP_INVALID_CONFIG\]: The TLS certificate \(--tls-cert, .*\) expired on /
+              : /error\[LSP_INVALID_CONFIG\]: The TLS certificate \(--tls-cert, .*\) is not valid until /,
+            name
+          )
+          assert.notInclude(refused.stderr, "joined the cluster")
+        }
+      }),
+    timeout
+  )
 })

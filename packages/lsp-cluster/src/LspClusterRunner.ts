@@ -95,7 +95,8 @@ const checkTls = (tls: NonNullable<Options["tls"]>) =>
   })
 
 /**
- * The runner as a Layer: validates its options (port, listen address, token, TLS, roots), opens the storage,
+ * The runner as a Layer: validates its options (port, listen address, token, TLS and the certificate's dates,
+ * roots), opens the storage,
  * checks that the running runners admit its token and TLS setting, joins the cluster and registers the
  * workspace entity. Fails with `LSP_INVALID_CONFIG` on bad options or when running runners refuse it,
  * `LSP_CONFLICT` when the port is taken, `LSP_REMOTE_UNAVAILABLE` when the storage cannot be opened.
@@ -125,7 +126,11 @@ export const layer = (
         { address: `${host}:${port}` }
       )
     }
-    if (options.tls !== undefined) yield* checkTls(options.tls)
+    if (options.tls !== undefined) {
+      yield* checkTls(options.tls)
+      // Out of date, every peer would refuse it at its first connection, far from this runner.
+      yield* LspRemoteServer.checkCertificate(options.tls.cert, "--tls-cert")
+    }
     const roots = options.roots === undefined ? undefined : yield* LspRemoteServer.resolveRoots(options.roots)
     const listen = RunnerAddress.make(host, port)
     const advertise = RunnerAddress.make(options.advertiseHost ?? host, port)

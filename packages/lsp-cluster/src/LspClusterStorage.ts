@@ -9,6 +9,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlError from "@effect/sql/SqlError"
 import { LspError } from "@lsp-seam/lsp"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,6 +18,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Path from "node:path"
+import * as PgPool from "./internal/pgPool.js"
 import * as SqliteFile from "./internal/sqliteFile.js"
 
 /**
@@ -143,7 +145,8 @@ export const describe = (storage: Storage): string =>
 
 /**
  * The `SqlClient` of a storage. A database that cannot be opened is `LSP_REMOTE_UNAVAILABLE` (retry when it
- * is up). A SQLite store is created 0600; one that another user may write (or its directory, or a side file)
+ * is up). PostgreSQL clients run one query at a time, also when a statement's caller stopped waiting for it
+ * (`internal/pgPool.ts`). A SQLite store is created 0600; one that another user may write (or its directory, or a side file)
  * is `LSP_INVALID_CONFIG` unless `allowWritableByOthers`, which warns.
  *
  * @since 0.1.0
@@ -166,7 +169,13 @@ export const layer = (
       Layer.catchAll(SqliteClient.layer({ filename: storage.filename }), (cause) => Layer.fail(unavailable(cause)))
     ))
     : Layer.catchAll(
-      PgClient.layer({ url: storage.url, applicationName: "lsp-seam" }),
+      PgClient.layerFromPool({
+        acquire: PgPool.make({ url: Redacted.value(storage.url), applicationName: "lsp-seam", connectTimeout: 5_000 })
+          .pipe(
+            Effect.mapError((cause) => new SqlError.SqlError({ cause, message: `cannot connect (${cause.message})` }))
+          ),
+        applicationName: "lsp-seam"
+      }),
       (cause) => Layer.fail(unavailable(cause))
     )
 }

@@ -11,22 +11,18 @@
  */
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import * as Headers from "@effect/platform/Headers"
-import * as SocketServer from "@effect/platform/SocketServer"
-import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import * as RpcServer from "@effect/rpc/RpcServer"
+import type * as SocketServer from "@effect/platform/SocketServer"
 import { LspDeadline, LspError, type LspQuery, LspService } from "@lsp-seam/lsp"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
-import * as BoundedProtocol from "./internal/boundedProtocol.js"
 import * as CertificateValidity from "./internal/certificateValidity.js"
 import * as ClientLimit from "./internal/clientLimit.js"
-import { guardServer } from "./internal/frameGuard.js"
+import * as RpcListener from "./internal/rpcListener.js"
 import * as ServedRoots from "./internal/servedRoots.js"
 import * as SocketFile from "./internal/socketFile.js"
 import * as WebSocketListener from "./internal/webSocketListener.js"
@@ -99,6 +95,15 @@ export interface ServeOptions {
    * @since 0.1.0
    */
   readonly maxUnreadBytesPerClient?: number | undefined
+  /**
+   * How long a connection may stay in the middle of a frame (a WebSocket frame, or a request line, begun and
+   * not completed) without completing a request before it is closed (WebSocket close code 1008). Default: the
+   * WebSocket transport's `handshakeTimeoutMs`, else `defaultHandshakeTimeoutMs`. A connection idle between
+   * whole frames is never closed for it.
+   *
+   * @since 0.1.0
+   */
+  readonly frameTimeoutMs?: number | undefined
 }
 
 /**
@@ -171,6 +176,18 @@ export const resolveRoots: (
 ) => Effect.Effect<ReadonlyArray<string>, LspError.LspConfigurationError> = ServedRoots.resolveRoots
 
 /**
+ * Fails with `LSP_INVALID_CONFIG` when the (first) certificate of the PEM text `cert` has expired or is not valid
+ * yet, naming `flag` and the date, as `layerHttp` refuses its own: for a host of another kind (a cluster runner)
+ * to refuse such a certificate when it starts rather than let every peer fail its handshake. A text that is not a
+ * certificate passes (the TLS layer names it).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const checkCertificate: (cert: string, flag: string) => Effect.Effect<void, LspError.LspConfigurationError> =
+  CertificateValidity.check
+
+/**
  * The handlers of `LspRpc.LspRpcs` for the `LspService` in context, as values: what `layerHandlers` serves,
  * for a server of another kind (a cluster entity) to answer exactly as a remote host does.
  *
@@ -236,48 +253,25 @@ const checkLimit = (maxRequestBytes: number | undefined): Effect.Effect<number, 
     : LspError.invalidConfig(`maxRequestBytes must be an integer of at least 1024 (got ${limit}).`)
 }
 
+const positive = RpcListener.positive
+
 const serveOn = (
   server: SocketServer.SocketServer["Type"],
   options: ServeOptions,
-  maxRequestBytes: number
+  maxRequestBytes: number,
+  defaultFrameTimeoutMs: number
 ): Effect.Effect<LspRemoteServerShape, LspError.LspConfigurationError, LspService.LspService | Scope.Scope> =>
   Effect.gen(function*() {
-    const bounds: BoundedProtocol.Bounds = {
-      maxRequests: yield* positive("maxRequestsPerClient", options.maxRequestsPerClient ?? defaultMaxRequestsPerClient),
-      maxUnreadBytes: yield* positive(
-        "maxUnreadBytesPerClient",
-        options.maxUnreadBytesPerClient ?? defaultMaxUnreadBytesPerClient
-      )
+    const frameTimeoutMs = yield* positive("frameTimeoutMs", options.frameTimeoutMs ?? defaultFrameTimeoutMs)
+    const maxRequests = options.maxRequestsPerClient ?? defaultMaxRequestsPerClient
+    const maxUnreadBytes = options.maxUnreadBytesPerClient ?? defaultMaxUnreadBytesPerClient
+    const bounds = {
+      maxRequests: yield* positive("maxRequestsPerClient", maxRequests),
+      maxUnreadBytes: yield* positive("maxUnreadBytesPerClient", maxUnreadBytes)
     }
-    // The RPC protocol starts accepting in a forked fiber; wait until it does, so that a client connecting as
-    // soon as the Layer is built is not left unanswered.
-    const accepting = yield* Deferred.make<void>()
-    const guarded = guardServer(server, maxRequestBytes)
-    const signalling = SocketServer.SocketServer.of({
-      address: guarded.address,
-      run: (handler) => Effect.zipRight(Deferred.succeed(accepting, undefined), guarded.run(handler))
-    })
-    yield* Layer.build(
-      // A defect in one handler fails that request only, not every call of the connection.
-      RpcServer.layer(LspRpc.LspRpcs, { disableFatalDefects: true }).pipe(
-        Layer.provide(layerHandlers(options)),
-        Layer.provide(Layer.scoped(RpcServer.Protocol, BoundedProtocol.make(signalling, bounds))),
-        Layer.provide(RpcSerialization.layerNdjsonWith({ maxBufferSize: maxRequestBytes }))
-      )
-    )
-    yield* Deferred.await(accepting)
-    yield* Effect.yieldNow()
+    yield* RpcListener.serve(server, layerHandlers(options), { maxRequestBytes, frameTimeoutMs, bounds })
     return { address: server.address }
   })
-
-const listenError = (what: string) => (error: SocketServer.SocketServerError): LspError.LspConfigurationError => {
-  const cause = error.cause
-  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
-  const detail = { address: what, ...(code === undefined ? {} : { errno: code }) }
-  return code === "EADDRINUSE"
-    ? LspError.conflict(`Cannot listen on ${what}: the address is in use.`, detail)
-    : LspError.invalidConfig(`Cannot listen on ${what}: ${String(cause)}.`, detail)
-}
 
 /**
  * Options of the Unix socket transport.
@@ -311,9 +305,11 @@ export const layerSocket = (
       yield* LspRemoteDirectory.ensure(SocketFile.directoryOf(path))
       yield* SocketFile.clearStaleSocket(path)
       const server = yield* SocketFile.bindPrivately(path, (temporary) =>
-        NodeSocketServer.make({ path: temporary }).pipe(Effect.mapError(listenError(`the socket "${path}"`))))
+        NodeSocketServer.make({ path: temporary }).pipe(
+          Effect.mapError(RpcListener.listenError(`the socket "${path}"`))
+        ))
       yield* SocketFile.removeOnClose(path)
-      const served = yield* serveOn(server, options, maxRequestBytes)
+      const served = yield* serveOn(server, options, maxRequestBytes, defaultHandshakeTimeoutMs)
       return { ...served, address: { _tag: "UnixAddress", path } }
     })
   )
@@ -352,6 +348,14 @@ export interface HttpOptions extends ServeOptions {
    */
   readonly maxPendingConnections?: number | undefined
   /**
+   * How many connections that presented the token may be open at once (default `defaultMaxConnections`); one
+   * more is answered `503 Service Unavailable` instead of upgraded, which the client reports as
+   * `LSP_REMOTE_UNAVAILABLE` naming the limit.
+   *
+   * @since 0.1.0
+   */
+  readonly maxConnections?: number | undefined
+  /**
    * Listen on an address other machines can reach without `tls` (the token and every answer then cross the
    * network in clear). Without it, such an address is refused with `LSP_INVALID_CONFIG`.
    *
@@ -376,10 +380,13 @@ export const defaultHandshakeTimeoutMs = 10_000
  */
 export const defaultMaxPendingConnections = 64
 
-const positive = (name: string, value: number) =>
-  Number.isSafeInteger(value) && value >= 1 && value <= 2_147_483_647
-    ? Effect.succeed(value)
-    : LspError.invalidConfig(`${name} must be an integer from 1 to 2147483647 (got ${value}).`)
+/**
+ * The default number of token holders' connections open at once.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxConnections = 128
 
 /**
  * Serves the `LspService` in context as WebSocket RPC on `ws://host:port/lsp-seam` (`wss://` with `tls`). An
@@ -417,12 +424,17 @@ export const layerHttp = (
         "maxPendingConnections",
         options.maxPendingConnections ?? defaultMaxPendingConnections
       )
+      const maxConnections = yield* positive(
+        "maxConnections",
+        options.maxConnections ?? defaultMaxConnections
+      )
       const { server } = yield* WebSocketListener.make({
         host,
         port: options.port,
         tls: options.tls,
         handshakeTimeoutMs,
         maxPendingConnections,
+        maxConnections,
         verifyClient: WebSocketListener.verifyClient(options.token),
         webSocket: {
           path: LspRemoteAddress.webSocketPath,
@@ -431,7 +443,7 @@ export const layerHttp = (
           handleProtocols: (protocols: ReadonlySet<string>) =>
             protocols.has(LspRemoteAuth.subprotocol) ? LspRemoteAuth.subprotocol : false
         }
-      }).pipe(Effect.mapError(listenError(`${host}:${options.port}`)))
-      return yield* serveOn(server, options, maxRequestBytes)
+      }).pipe(Effect.mapError(RpcListener.listenError(`${host}:${options.port}`)))
+      return yield* serveOn(server, options, maxRequestBytes, handshakeTimeoutMs)
     })
   )

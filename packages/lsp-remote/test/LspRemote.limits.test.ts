@@ -101,4 +101,34 @@ describe("connection limits", () => {
       const third = yield* within("the third to start", "5 seconds", Queue.take(host.gated.started))
       assert.notInclude([started[0]!.filePath, started[1]!.filePath], third.filePath)
     }))
+
+  it.scopedLive("on the Unix socket, half a request line stalled is closed after frameTimeoutMs; an idle client stays", () =>
+    Effect.gen(function*() {
+      const host = yield* makeHost
+      const dir = yield* tempDir
+      const path = Path.join(dir, "host.sock")
+      yield* serveSocket(host.context, { path, frameTimeoutMs: 500 })
+      const client = yield* LspRemoteClient.make({ transport: LspRemoteClient.socket(path) })
+      assert.deepStrictEqual(yield* client.query(request("src/a.ts")), yield* host.service.query(request("src/a.ts")))
+      const socket = yield* Effect.acquireRelease(
+        Effect.async<Net.Socket>((resume) => {
+          const socket = Net.createConnection({ path }, () => resume(Effect.succeed(socket)))
+          socket.on("error", () => {})
+        }),
+        (socket) => Effect.sync(() => socket.destroy())
+      )
+      const opened = Date.now()
+      socket.write(`{"_tag":"Request","id":"1","tag":`)
+      const closedAt = yield* within(
+        "closing the stalled connection",
+        "5 seconds",
+        Effect.async<number>((resume) => {
+          if (socket.destroyed) return resume(Effect.succeed(Date.now()))
+          socket.once("close", () => resume(Effect.succeed(Date.now())))
+        })
+      )
+      assert.isAtLeast(closedAt - opened, 400)
+      // The client was idle all along, longer than the frame timeout: it still answers.
+      assert.deepStrictEqual(yield* client.query(request("src/b.ts")), yield* host.service.query(request("src/b.ts")))
+    }))
 })

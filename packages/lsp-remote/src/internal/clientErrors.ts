@@ -20,11 +20,13 @@ const facts = (
   readonly tls: string | undefined
   readonly socketOwner: number | undefined
   readonly status401: boolean
+  readonly status503: boolean
 } => {
   let errno: string | undefined
   let socketOwner: number | undefined
   let tls: string | undefined
   let status401 = false
+  let status503 = false
   const seen = new Set<unknown>()
   const visit = (u: unknown, depth: number): void => {
     if (depth > 6 || typeof u !== "object" || u === null || seen.has(u)) return
@@ -41,11 +43,12 @@ const facts = (
       tls = "ERR_SSL_WRONG_VERSION_NUMBER"
     }
     if (typeof message === "string" && /\b401\b/.test(message)) status401 = true
+    if (typeof message === "string" && /Unexpected server response: 503\b/.test(message)) status503 = true
     visit(Reflect.get(u, "cause"), depth + 1)
     visit(Reflect.get(u, "error"), depth + 1)
   }
   visit(root, 0)
-  return { errno, tls, socketOwner, status401 }
+  return { errno, tls, socketOwner, status401, status503 }
 }
 
 // OpenSSL's verification results and Node's TLS errors.
@@ -62,7 +65,7 @@ const tlsReason = (code: string): string =>
 
 // `cause`: what the socket reported (an RpcClientError's cause, or a socket error itself).
 const fromTransport = (cause: unknown, where: string): LspError.LspRemoteError => {
-  const { errno, socketOwner, status401, tls } = facts(cause)
+  const { errno, socketOwner, status401, status503, tls } = facts(cause)
   if (socketOwner !== undefined) {
     return LspError.remoteUnavailable(
       `The lsp-seam host at ${where} is not used: its socket belongs to another user (uid ${socketOwner}), so ` +
@@ -74,6 +77,13 @@ const fromTransport = (cause: unknown, where: string): LspError.LspRemoteError =
     return LspError.remoteUnauthorized(
       `The lsp-seam host at ${where} refused the connection: the token is missing or wrong.`,
       { address: where }
+    )
+  }
+  if (status503) {
+    return LspError.remoteUnavailable(
+      `The lsp-seam host at ${where} refused the connection: it has as many connections open as it allows ` +
+        "(serve --max-connections). Try again once a client has disconnected, or raise the limit.",
+      { address: where, limit: "max-connections" }
     )
   }
   if (tls !== undefined) {

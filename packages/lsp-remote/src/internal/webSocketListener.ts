@@ -31,6 +31,8 @@ export interface ListenerOptions {
   readonly handshakeTimeoutMs: number
   /** How many connections may wait for that at once; a new one beyond it closes the one waiting longest. */
   readonly maxPendingConnections: number
+  /** How many accepted connections may be open at once; one more is answered 503 instead of upgraded. */
+  readonly maxConnections: number
 }
 
 /**
@@ -126,6 +128,8 @@ export const make = (
       while (http.listenerCount("listening") === 0) yield* Effect.yieldNow()
       http.listen(options.port, options.host)
     }))
+    // The connections whose upgrade was accepted, until they close.
+    const admitted = new Set<Net.Socket>()
     const server = yield* NodeSocketServer.makeWebSocket({
       ...options.webSocket,
       server: http,
@@ -134,8 +138,14 @@ export const make = (
         done: (verified: boolean, code?: number, message?: string) => void
       ) =>
         options.verifyClient(info, (verified, code, message) => {
-          if (verified) pending.accept(rawSocket(info.req.socket))
-          done(verified, code, message)
+          if (!verified) return done(verified, code, message)
+          const socket = rawSocket(info.req.socket)
+          pending.accept(socket)
+          // Only a client with the token learns that the host is full; the others were answered above.
+          if (admitted.size >= options.maxConnections) return done(false, 503, "Service Unavailable")
+          admitted.add(socket)
+          socket.once("close", () => admitted.delete(socket))
+          done(true)
         })
     })
     return { server, http }

@@ -62,7 +62,7 @@ export const allowWritableStorageOption = Options.boolean("allow-writable-storag
 export const handshakeTimeoutOption = Options.text("handshake-timeout").pipe(
   Options.withDescription(
     "With --listen: how long a connection may take to complete its upgrade and token check before it is " +
-      "closed (default 10s)."
+      "closed (default 10s), and how long an accepted one may stall in the middle of a frame."
   ),
   Options.optional
 )
@@ -71,6 +71,14 @@ export const maxPendingConnectionsOption = Options.integer("max-pending-connecti
   Options.withDescription(
     "With --listen: how many connections may be completing their upgrade at once (default 64); one more " +
       "closes the one waiting longest."
+  ),
+  Options.optional
+)
+
+export const maxConnectionsOption = Options.integer("max-connections").pipe(
+  Options.withDescription(
+    "With --listen: how many connections with the token may be open at once (default 128); one more is refused " +
+      "(its client reports LSP_REMOTE_UNAVAILABLE)."
   ),
   Options.optional
 )

@@ -41,6 +41,7 @@ import {
   listenOption,
   maxClientQueriesOption,
   maxClientRequestsOption,
+  maxConnectionsOption,
   maxPendingConnectionsOption,
   noPrewarmOption,
   rootOption,
@@ -203,6 +204,7 @@ export const serve = Command.make(
     allowPlaintext: allowPlaintextOption,
     handshakeTimeout: handshakeTimeoutOption,
     maxPendingConnections: maxPendingConnectionsOption,
+    maxConnections: maxConnectionsOption,
     maxClientQueries: maxClientQueriesOption,
     maxClientRequests: maxClientRequestsOption,
     config: configOption,
@@ -231,10 +233,11 @@ export const serve = Command.make(
       }
       if (
         Option.isNone(args.listen) &&
-        (Option.isSome(args.handshakeTimeout) || Option.isSome(args.maxPendingConnections))
+        (Option.isSome(args.handshakeTimeout) || Option.isSome(args.maxPendingConnections) ||
+          Option.isSome(args.maxConnections))
       ) {
         return yield* new UsageError({
-          message: "--handshake-timeout and --max-pending-connections go with --listen HOST:PORT."
+          message: "--handshake-timeout, --max-pending-connections and --max-connections go with --listen HOST:PORT."
         })
       }
       const handshakeTimeoutMs = yield* Option.match(args.handshakeTimeout, {
@@ -248,6 +251,7 @@ export const serve = Command.make(
       for (
         const [flag, value] of [
           ["--max-pending-connections", args.maxPendingConnections],
+          ["--max-connections", args.maxConnections],
           ["--max-client-queries", args.maxClientQueries],
           ["--max-client-requests", args.maxClientRequests]
         ] as const
@@ -391,7 +395,8 @@ export const serve = Command.make(
               tls: transport.tls,
               allowPlaintext: args.allowPlaintext,
               handshakeTimeoutMs,
-              maxPendingConnections: Option.getOrUndefined(args.maxPendingConnections)
+              maxPendingConnections: Option.getOrUndefined(args.maxPendingConnections),
+              maxConnections: Option.getOrUndefined(args.maxConnections)
             }))
             .pipe(Layer.provide(Layer.succeed(LspService.LspService, hosted.served)))
         )
