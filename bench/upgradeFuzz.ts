@@ -74,12 +74,13 @@ export interface Served {
  * `lsp-seam serve --listen 127.0.0.1:0 …options` on a fake-server workspace, until the scope closes (the flood
  * benchmark's host too).
  */
-export const served = (options: ReadonlyArray<string>) =>
+export const served = (options: ReadonlyArray<string>, nodeOptions: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.async<Served, Error>((resume) => {
       const workspace = fakeWorkspace({ "lsp-seam.json": JSON.stringify(hostConfig(fakeServer)) })
       const tokenFile = Path.join(workspace, "token")
       const child = ChildProcess.spawn(process.execPath, [
+        ...nodeOptions,
         bin,
         "serve",
         "--listen",
