@@ -140,6 +140,10 @@ export const impactSection = (part: ImpactPart, options: Options): Section => {
       "`impact` keeps at most maxGroups declarations per level (default 40), flags the answer `capped` and counts " +
       `what it cut, neither listing nor following it; the chain has no such bound. The last column asks \`impact\` ` +
       `once more with maxGroups ${uncappedGroups} (not timed) to show the sets without the cut.`,
+      "The chain takes each use's innermost symbol, as an agent reading documentSymbol would; `impact` never makes " +
+      "an anonymous callback (`Effect.gen() callback`, `<function>`) a group and names the declaration around it. " +
+      "Where uses sit in such callbacks (this repository's Effect code) the sets differ by that rule: the callbacks " +
+      "only the chain reached against the functions holding them that only `impact` reached.",
       "The chain's time is its calls back to back, with no model in between: an agent pays a model round trip " +
       "per call on top, which `impact` saves. `impact` runs up to 4 of its steps at once; the stdio host serves " +
       "one server's requests in turn, so that gains little.",
